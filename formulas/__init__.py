@@ -1,0 +1,10 @@
+"""The ledger itself: one module per topic, imported in dependency order.
+
+A new topic is a new module here (plus its catalog fields); add it to TOPICS.
+"""
+from importlib import import_module
+
+TOPICS = ["inputs", "params", "flops", "kv_cache", "memory", "latency", "serving", "roofline"]
+
+for _topic in TOPICS:
+    import_module(f"{__name__}.{_topic}")

@@ -1,0 +1,93 @@
+"""FLOPs: per decode token at a context, per prefill, the ratio to "2N", the crossover.
+
+Lecture §4 (seeds/000): a matmul of (m x k)(k x n) is 2mkn FLOPs, so a token costs
+2 x (parameters in matmuls) plus attention 2 n_h (d_qk + d_v) per visible token per layer
+(= 4 n_h d_h S for GQA). Prefill sums the visible tokens over positions 1..L_p, and computes
+logits for the last position only. Shortcuts: softmax, norms and activations are not
+counted (they are not matmuls); sliding layers see min(S, window) tokens, chunked layers see
+the tokens of their own chunk.
+"""
+from sympy import And, Max, Min, Piecewise, floor
+
+from ledgerbuild.ledger import quantity
+
+from .inputs import (attention_chunk_size as C, bf16_flops_per_s, context_tokens,
+                     fp8_flops_per_s, gpu_count, num_attention_heads, num_chunked_layers,
+                     num_hidden_layers, num_sliding_layers, prompt_tokens, sliding_window as W,
+                     weights_use_fp8_math)
+from .params import (attn_v_head_dim, params_lm_head_matmul, params_matmul, params_total,
+                     qk_head_dim)
+from .sources import LECTURE, PREREQ, SHAPES
+
+T = "flops"
+F = "FLOP"
+S42 = LECTURE + " §4.2"
+S43 = LECTURE + " §4.3"
+
+num_full_layers = quantity("num_full_layers",
+                           num_hidden_layers - num_sliding_layers - num_chunked_layers, "layers",
+                           "Layers attending to the whole context", source=S42, topic=T,
+                           integer=True)
+attn_flops_per_visible_token = quantity(
+    "attn_flops_per_visible_token", 2 * num_attention_heads * (qk_head_dim + attn_v_head_dim),
+    "FLOP/token", "Attention FLOPs per layer per visible token: QK^T plus the weighted sum of V",
+    source=S42, topic=T, integer=True)
+
+
+def visible_tokens(s):
+    """Tokens the last of `s` positions attends to, summed over layers."""
+    return num_full_layers * s + num_sliding_layers * Min(s, W) + num_chunked_layers * Min(s, C)
+
+
+def triangle(n):
+    return n * (n + 1) / 2
+
+
+def visible_tokens_prefill(n):
+    """Visible tokens summed over positions 1..n and over layers (causal mask)."""
+    m = Min(n, W)
+    sliding = triangle(m) + (n - m) * W
+    whole_chunks = floor(n / Max(C, 1))  # Max: C is 0 on models without chunked layers
+    chunked = whole_chunks * triangle(C) + triangle(n - C * whole_chunks)
+    return num_full_layers * triangle(n) + num_sliding_layers * sliding \
+        + num_chunked_layers * chunked
+
+
+flops_attention_decode = quantity("flops_attention_decode",
+                                  attn_flops_per_visible_token * visible_tokens(context_tokens),
+                                  F, "Attention FLOPs of one decode token at context_tokens",
+                                  source=S42, topic=T)
+flops_per_token = quantity("flops_per_token", 2 * params_matmul + flops_attention_decode, F,
+                           "FLOPs of one decode token at context_tokens", source=S42, topic=T)
+flops_prefill_linear = quantity(
+    "flops_prefill_linear",
+    2 * (params_matmul - params_lm_head_matmul) * prompt_tokens + 2 * params_lm_head_matmul,
+    F, "Prefill matmul FLOPs, logits for the last position only", source=S43, topic=T,
+    integer=True)
+flops_prefill_attention = quantity(
+    "flops_prefill_attention", attn_flops_per_visible_token * visible_tokens_prefill(prompt_tokens),
+    F, "Prefill attention FLOPs (causal; grows with L_p^2)", source=S43, topic=T)
+flops_prefill = quantity("flops_prefill", flops_prefill_linear + flops_prefill_attention, F,
+                         "FLOPs to prefill prompt_tokens", source=S43, topic=T)
+quantity("prefill_attention_share", flops_prefill_attention / flops_prefill, "fraction",
+         "Share of prefill FLOPs spent in attention", source=S43 + "; exercise 2", topic=T)
+quantity("flops_per_token_over_2n", flops_per_token / (2 * params_total), "ratio",
+         "Decode FLOPs per token relative to 2 x total parameters", source=LECTURE + " §4.4",
+         topic=T)
+quantity("context_attention_equals_rest",
+         2 * params_matmul / (attn_flops_per_visible_token * num_hidden_layers), "tokens",
+         "Context at which attention FLOPs equal all the rest (no window caps)",
+         source=S42 + "; §10 (Llama-3-8B ~29K)", topic=T)
+
+# rule of thumb of seeds/001 and the worked request of seeds/002
+peak_flops_per_s = quantity(
+    "peak_flops_per_s",
+    Piecewise((fp8_flops_per_s, And(weights_use_fp8_math > 0, fp8_flops_per_s > 0)),
+              (bf16_flops_per_s, True)),
+    "FLOP/s", "Dense tensor peak for the weight precision (FP8 if the GPU has it, else BF16)",
+    source="GPU table", topic=T)
+flops_prefill_2n = quantity("flops_prefill_2n", 2 * params_total * prompt_tokens, F,
+                            "Rule of thumb: prefill FLOPs = 2 x N x L_p",
+                            source=SHAPES + " (mental-math rule 1); " + PREREQ, topic=T)
+quantity("prefill_2n_s", flops_prefill_2n / (gpu_count * peak_flops_per_s), "s",
+         "Rule-of-thumb prefill time at 100% of peak", source=PREREQ + " (0.37 s)", topic=T)

@@ -1,0 +1,146 @@
+"""Inputs: model fields, scenario settings, catalog lookups, architecture variants.
+
+Model fields are named as in HF config.json where HF has a name; the few traits HF keeps in
+code rather than config (QKV bias, q/k norms, sinks, norms per layer, expert biases) are
+normalised per family by `ledgerbuild.families`. Scenario inputs carry the names the CLI's
+`--set` and the workbook's defined names use. Shortcut: booleans are 0/1 numbers.
+"""
+from ledgerbuild.ledger import key_input, lookup_input, model_input, scenario_input, variant
+
+from .sources import HF, LECTURE, VLLM
+
+# --- model fields (HF config.json) -------------------------------------------------------
+hidden_size = model_input("hidden_size", "elements", "Width of the residual stream d", lo=1)
+num_hidden_layers = model_input("num_hidden_layers", "layers", "Transformer blocks", lo=1)
+num_attention_heads = model_input("num_attention_heads", "heads", "Query heads n_h", lo=1)
+num_key_value_heads = model_input("num_key_value_heads", "heads",
+                                  "Key/value heads n_kv (MHA: = n_h, MQA: 1)", lo=1)
+head_dim = model_input("head_dim", "elements", "Width of one attention head d_h", lo=1)
+intermediate_size = model_input("intermediate_size", "elements",
+                                "Width of a dense MLP layer d_ff", lo=1)
+vocab_size = model_input("vocab_size", "tokens", "Vocabulary size V", lo=1)
+tie_word_embeddings = model_input("tie_word_embeddings", "0/1",
+                                  "1 if lm_head shares the embedding matrix", hi=1)
+# traits HF keeps in its modeling code (see ledgerbuild/families.py)
+qkv_bias = model_input("qkv_bias", "0/1", "1 if Q, K, V projections carry a bias", source=HF,
+                       hi=1, default=0)
+o_bias = model_input("o_bias", "0/1", "1 if the output projection carries a bias",
+                     source=HF, hi=1, default=0)
+qk_norm = model_input("qk_norm", "0/1", "1 if q and k get an RMSNorm of width d_h",
+                      source=HF, hi=1, default=0)
+attention_sinks = model_input("attention_sinks", "0/1", "1 if each head has a learned sink",
+                              source=HF, hi=1, default=0)
+norms_per_layer = model_input("norms_per_layer", "norms",
+                              "RMSNorm vectors of width d per block (2; Gemma: 4)",
+                              source=HF, lo=1, default=2)
+# per-layer attention patterns
+num_sliding_layers = model_input("num_sliding_layers", "layers",
+                                 "Layers with sliding-window attention", default=0)
+sliding_window = model_input("sliding_window", "tokens", "Sliding window width", default=0)
+num_chunked_layers = model_input("num_chunked_layers", "layers",
+                                 "Layers with chunked attention (Llama 4)", default=0)
+attention_chunk_size = model_input("attention_chunk_size", "tokens", "Attention chunk width",
+                                   default=0)
+# mixture of experts
+n_routed_experts = model_input("n_routed_experts", "experts", "Routed experts per MoE layer",
+                               default=0)
+num_experts_per_tok = model_input("num_experts_per_tok", "experts",
+                                  "Routed experts chosen per token (top-k)", default=0)
+n_shared_experts = model_input("n_shared_experts", "experts",
+                               "Always-on shared experts per MoE layer", default=0)
+moe_intermediate_size = model_input("moe_intermediate_size", "elements",
+                                    "Width of one expert MLP", default=0)
+first_k_dense_replace = model_input("first_k_dense_replace", "layers",
+                                    "Layers with a dense MLP instead of MoE", default=0)
+router_bias = model_input("router_bias", "0/1", "1 if the router carries a bias", source=HF,
+                          hi=1, default=0)
+expert_bias = model_input("expert_bias", "0/1", "1 if expert projections carry biases",
+                          source=HF, hi=1, default=0)
+# multi-head latent attention
+q_lora_rank = model_input("q_lora_rank", "elements", "MLA query latent width (0: none)",
+                          default=0)
+kv_lora_rank = model_input("kv_lora_rank", "elements", "MLA KV latent width d_c", default=0)
+qk_nope_head_dim = model_input("qk_nope_head_dim", "elements", "MLA per-head key width, no RoPE",
+                               default=0)
+qk_rope_head_dim = model_input("qk_rope_head_dim", "elements",
+                               "MLA decoupled RoPE key width (shared by all heads)", default=0)
+v_head_dim = model_input("v_head_dim", "elements", "MLA per-head value width", default=0)
+
+variant("mla", lambda m: m.get("kv_lora_rank", 0) > 0)
+variant("gqa", lambda m: m.get("kv_lora_rank", 0) == 0)
+variant("moe", lambda m: m.get("n_routed_experts", 0) > 0)
+variant("dense", lambda m: m.get("n_routed_experts", 0) == 0)
+
+# --- scenario ----------------------------------------------------------------------------
+key_input("gpu", "GPU model (row of the GPU table)", table="gpus", default="h100-sxm",
+          source=LECTURE + " §6 (H100)")
+key_input("weight_dtype", "Precision the weights are stored in", table="dtypes",
+          default="bf16", source=LECTURE + " §6")
+key_input("kv_dtype", "Precision of the KV cache", table="dtypes", default="bf16",
+          source=LECTURE + " §5.1")
+key_input("workload", "Workload (prompt and output tokens)", table="workloads", default="chat",
+          source=LECTURE + " §6.3")
+key_input("time_model", "How compute and memory time combine", table="time_models",
+          default="roofline", source=LECTURE + " §6.2")
+
+gpu_count = scenario_input("gpu_count", "GPUs", "GPUs in ideal tensor parallel", default=1,
+                           lo=1, integer=True, source=LECTURE + " §6.1")
+memory_utilization = scenario_input("memory_utilization", "fraction",
+                                    "Share of GPU memory the engine may use", default="0.9",
+                                    lo=0.01, hi=1, source=VLLM)
+max_batch = scenario_input("max_batch", "requests", "Engine cap on concurrent requests",
+                           default=256, lo=1, integer=True, source=VLLM)
+price_per_gpu_hour = scenario_input("price_per_gpu_hour", "USD/GPU-hour", "Rental price",
+                                    default=3, lo=0, source=LECTURE + " §6.3")
+memory_gb_unit_bytes = scenario_input(
+    "memory_gb_unit_bytes", "bytes/GB",
+    "Bytes in one marketed GB of GPU memory: 1e9 (decimal, the lecture's reading) or 2^30",
+    default=10**9, lo=1, integer=True, source=LECTURE + " §6.1 (8 x 80 GB x 0.9 = 576 GB)")
+logits_dtype_bytes = scenario_input("logits_dtype_bytes", "bytes", "Bytes per stored logit",
+                                    default=4, lo=1, source=LECTURE + " §6.1 (FP32 logits)")
+count_embedding_read = scenario_input(
+    "count_embedding_read", "0/1",
+    "1: a decode step reads the whole embedding table (lecture §6); 0: only lm_head (seeds/001)",
+    default=1, lo=0, hi=1, integer=True, source=LECTURE + " §6.3; seeds/001")
+
+# lookups into the catalog tables
+prompt_tokens = lookup_input("prompt_tokens", "tokens", "Prompt length L_p", key="workload",
+                             column="prompt_tokens", source=LECTURE + " §6.3")
+output_tokens = lookup_input("output_tokens", "tokens", "Generated tokens per request",
+                             key="workload", column="output_tokens", source=LECTURE + " §6.3")
+context_tokens = scenario_input(
+    "context_tokens", "tokens", "Context a decode step attends to (default: the mean context)",
+    default=prompt_tokens + output_tokens / 2, lo=1, source=LECTURE + " §6.3")
+batch_size = scenario_input("batch_size", "requests", "Batch for the TPOT floor", default=1,
+                            lo=1, integer=True, source=LECTURE + " §6.2")
+weight_dtype_bytes = lookup_input("weight_dtype_bytes", "bytes", "Bytes per weight",
+                                  key="weight_dtype", column="bytes", source=LECTURE + " §6")
+kv_dtype_bytes = lookup_input("kv_dtype_bytes", "bytes", "Bytes per KV element", key="kv_dtype",
+                              column="bytes", source=LECTURE + " §5.1")
+weights_use_fp8_math = lookup_input("weights_use_fp8_math", "0/1",
+                                    "1 if the weight precision runs on FP8 tensor cores",
+                                    key="weight_dtype", column="fp8_math",
+                                    source="dtype table")
+gpu_memory_gb = lookup_input("gpu_memory_gb", "GB", "Marketed GPU memory", key="gpu",
+                             column="memory_gb", source="GPU table")
+hbm_bandwidth_bytes_per_s = lookup_input("hbm_bandwidth_bytes_per_s", "B/s",
+                                         "Peak HBM bandwidth", key="gpu",
+                                         column="hbm_bandwidth_tb_per_s", scale=10**12,
+                                         source="GPU table")
+bf16_flops_per_s = lookup_input("bf16_flops_per_s", "FLOP/s", "Dense BF16 tensor peak",
+                                key="gpu", column="bf16_dense_tflops", scale=10**12,
+                                source="GPU table")
+fp8_flops_per_s = lookup_input("fp8_flops_per_s", "FLOP/s", "Dense FP8 tensor peak (0: none)",
+                               key="gpu", column="fp8_dense_tflops", scale=10**12,
+                               source="GPU table")
+mfu = lookup_input("mfu", "fraction", "Share of peak FLOP/s reached", key="time_model",
+                   column="mfu", source="time-model table")
+bandwidth_efficiency = lookup_input("bandwidth_efficiency", "fraction",
+                                    "Share of peak bandwidth reached", key="time_model",
+                                    column="bandwidth_efficiency", source="time-model table")
+overlap = lookup_input("overlap", "0/1",
+                       "1: compute and memory overlap (max); 0: they add (sum)",
+                       key="time_model", column="overlap", source="time-model table")
+step_overhead_s = lookup_input("step_overhead_s", "s", "Fixed time per forward step",
+                               key="time_model", column="step_overhead_s",
+                               source="time-model table")

@@ -1,0 +1,72 @@
+"""KV cache: bytes per token (MHA/MQA/GQA and MLA), per request, per GPU; decode intensity.
+
+Lecture §5 (seeds/000): 2 x layers x KV heads x d_h x bytes for the GQA family (MHA: n_kv =
+n_h; MQA: n_kv = 1); MLA caches the latent (kv_lora_rank) plus the shared RoPE key
+(qk_rope_head_dim). Windowed layers keep at most their window. Tensor parallel (§6.1): KV
+heads are split over GPUs and replicated when there are fewer heads than GPUs; an MLA latent
+is held whole on every GPU. Shortcut: FP8/INT8 KV is the kv_dtype's byte count, no scales.
+"""
+from sympy import ceiling
+
+from ledgerbuild.ledger import quantity
+
+from .flops import attn_flops_per_visible_token, visible_tokens
+from .inputs import (context_tokens, gpu_count, head_dim, kv_dtype_bytes, kv_lora_rank,
+                     num_attention_heads, num_hidden_layers, num_key_value_heads,
+                     output_tokens, prompt_tokens, qk_rope_head_dim, v_head_dim,
+                     qk_nope_head_dim)
+from .sources import DEEPSEEK_V2, LECTURE
+
+T = "kv_cache"
+B = "bytes"
+S51 = LECTURE + " §5.1"
+S53 = LECTURE + " §5.3"
+
+kv_elems_per_token_layer = quantity("kv_elems_per_token_layer",
+                                    2 * num_key_value_heads * head_dim, "elements",
+                                    "K and V elements cached per token per layer", source=S51,
+                                    topic=T, integer=True, when="gqa")
+quantity("kv_elems_per_token_layer", kv_lora_rank + qk_rope_head_dim, "elements",
+         "Latent plus shared RoPE key cached per token per layer", source=S53 + "; §5.4",
+         topic=T, integer=True, when="mla")
+kv_bytes_per_token = quantity("kv_bytes_per_token",
+                              num_hidden_layers * kv_elems_per_token_layer * kv_dtype_bytes, B,
+                              "KV bytes per token over all layers (no window caps)", source=S51,
+                              topic=T)
+
+
+def kv_bytes_at(tokens):
+    """KV bytes of one sequence of `tokens`, windowed layers capped at their window."""
+    return kv_elems_per_token_layer * kv_dtype_bytes * visible_tokens(tokens)
+
+
+kv_bytes_per_request = quantity("kv_bytes_per_request", kv_bytes_at(prompt_tokens + output_tokens),
+                                B, "KV bytes one request holds at its end", source=LECTURE
+                                + " §6.1", topic=T)
+kv_bytes_at_context = quantity("kv_bytes_at_context", kv_bytes_at(context_tokens), B,
+                               "KV bytes of one sequence at context_tokens", source=S51, topic=T)
+kv_bytes_prompt = quantity("kv_bytes_prompt", kv_bytes_at(prompt_tokens), B,
+                           "KV bytes written by a prefill of prompt_tokens", source=S51, topic=T)
+kv_shard_fraction = quantity("kv_shard_fraction",
+                             ceiling(num_key_value_heads / gpu_count) / num_key_value_heads,
+                             "fraction", "Share of the KV one GPU holds (heads replicated when "
+                             "n_kv < GPUs)", source=LECTURE + " §6.1", topic=T, when="gqa")
+quantity("kv_shard_fraction", 1, "fraction", "Share of the KV one GPU holds: the MLA latent is "
+         "not split by heads", source=LECTURE + " §5.3, §6.1", topic=T, when="mla")
+quantity("decode_attention_intensity",
+         attn_flops_per_visible_token / (kv_elems_per_token_layer * kv_dtype_bytes), "FLOP/byte",
+         "Decode attention FLOPs per KV byte read (GQA: the group size at 2-byte KV)",
+         source=LECTURE + " §5.2", topic=T, when="gqa")
+quantity("decode_attention_intensity",
+         2 * num_attention_heads * (2 * kv_lora_rank + qk_rope_head_dim)
+         / (kv_elems_per_token_layer * kv_dtype_bytes), "FLOP/byte",
+         "Decode attention FLOPs per KV byte read, MLA after absorption", source=S53, topic=T,
+         when="mla")
+quantity("mla_decompress_flops_layer",
+         2 * kv_lora_rank * num_attention_heads * (qk_nope_head_dim + v_head_dim) * context_tokens,
+         "FLOP", "Naive MLA: decompressing context_tokens latents into K, V in one layer",
+         source=S53 + " (137 GFLOP at 4,096)", topic=T, when="mla")
+quantity("mla_absorbed_attention_flops_layer",
+         2 * num_attention_heads * (2 * kv_lora_rank + qk_rope_head_dim) * context_tokens, "FLOP",
+         "Absorbed MLA: attention in the latent space in one layer, one decode token",
+         source=S53 + " (~1.1 GFLOP at 4,096); " + DEEPSEEK_V2, topic=T, when="mla")

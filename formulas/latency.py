@@ -1,0 +1,97 @@
+"""Latency floors: TTFT, TPOT, the time model, the share of time in decode.
+
+Lecture §6.2 (seeds/000): TTFT >= prefill FLOPs / aggregate peak; TPOT >= bytes read per step
+/ aggregate bandwidth. The time model is named, never implicit: a step takes
+overlap x max(compute, memory) + (1 - overlap) x (compute + memory) + fixed overhead, with
+compute = FLOPs / (GPUs x mfu x peak) and memory = bytes per GPU / (bandwidth_efficiency x
+bandwidth); the time-model table holds the presets (roofline: 1, 1, 1, 0). An MoE decode
+step at batch B reads the experts its tokens touch: E (1 - (1 - k/E)^B) per layer under
+uniform routing (batch 1: exactly k). Shortcut: communication is ignored.
+"""
+from sympy import Max
+
+from ledgerbuild.ledger import quantity
+
+from .flops import flops_per_token, flops_prefill, peak_flops_per_s
+from .inputs import (bandwidth_efficiency, batch_size, count_embedding_read, gpu_count,
+                     hbm_bandwidth_bytes_per_s, mfu, n_routed_experts, num_experts_per_tok,
+                     output_tokens, overlap, step_overhead_s, weight_dtype_bytes)
+from .kv_cache import kv_bytes_at_context, kv_bytes_prompt, kv_shard_fraction
+from .memory import weight_bytes, weight_bytes_per_gpu
+from .params import num_moe_layers, params_embedding, params_expert
+from .sources import LECTURE, PREREQ, SHAPES
+
+T = "latency"
+S62 = LECTURE + " §6.2"
+
+
+def step_time(compute_s, memory_s):
+    """One forward step under the time model in force."""
+    return overlap * Max(compute_s, memory_s) + (1 - overlap) * (compute_s + memory_s) \
+        + step_overhead_s
+
+
+def compute_time(flops):
+    return flops / (gpu_count * mfu * peak_flops_per_s)
+
+
+def memory_time(bytes_per_gpu):
+    return bytes_per_gpu / (bandwidth_efficiency * hbm_bandwidth_bytes_per_s)
+
+
+def experts_untouched_bytes(batch):
+    """Routed-expert bytes a decode step of `batch` tokens does not read (uniform routing)."""
+    touched = n_routed_experts * (1 - (1 - num_experts_per_tok / n_routed_experts) ** batch)
+    return num_moe_layers * (n_routed_experts - touched) * params_expert * weight_dtype_bytes
+
+
+embedding_unread_bytes = quantity("embedding_unread_bytes",
+                                  (1 - count_embedding_read) * params_embedding
+                                  * weight_dtype_bytes, "bytes",
+                                  "Embedding bytes a decode step skips (a lookup reads B rows)",
+                                  source=SHAPES, topic=T)
+
+
+def decode_step(prefix, batch, source):
+    """Declare the bytes, compute, memory and step time of a decode step of `batch`."""
+    unread = quantity(f"{prefix}_experts_unread_bytes", experts_untouched_bytes(batch),
+                      "bytes", "Routed-expert bytes not read by this decode step",
+                      source=S62, topic=T, when="moe")
+    quantity(f"{prefix}_experts_unread_bytes", 0, "bytes", "Dense model: every weight is read",
+             source=S62, topic=T, when="dense")
+    step_bytes = quantity(f"{prefix}_bytes_per_gpu",
+                          (weight_bytes - embedding_unread_bytes - unread) / gpu_count
+                          + batch * kv_bytes_at_context * kv_shard_fraction,
+                          "bytes", "HBM bytes one GPU reads in this decode step", source=source,
+                          topic=T)
+    c = quantity(f"{prefix}_compute_s", compute_time(batch * flops_per_token), "s",
+                 "Compute time of this decode step", source=source, topic=T)
+    m = quantity(f"{prefix}_memory_s", memory_time(step_bytes), "s",
+                 "Memory time of this decode step", source=source, topic=T)
+    return step_bytes, step_time(c, m)
+
+
+prefill_compute_s = quantity("prefill_compute_s", compute_time(flops_prefill), "s",
+                             "Prefill FLOPs / aggregate peak", source=S62, topic=T)
+prefill_memory_s = quantity("prefill_memory_s",
+                            memory_time(weight_bytes_per_gpu
+                                        + kv_bytes_prompt * kv_shard_fraction), "s",
+                            "Weights read once plus the prompt's KV written", source=S62, topic=T)
+ttft_s = quantity("ttft_s", step_time(prefill_compute_s, prefill_memory_s), "s",
+                  "Time to first token (floor under the time model)", source=S62, topic=T)
+decode_bytes_per_gpu, tpot_expr = decode_step("decode", batch_size, S62)
+tpot_s = quantity("tpot_s", tpot_expr, "s", "Time per output token at batch_size", source=S62,
+                  topic=T)
+quantity("tokens_per_s_per_user", 1 / tpot_s, "tokens/s", "Decode speed one user sees",
+         source=S62, topic=T)
+request_latency_s = quantity("request_latency_s", ttft_s + output_tokens * tpot_s, "s",
+                             "End-to-end time of one request at batch_size", source=S62,
+                             topic=T)
+quantity("decode_share", output_tokens * tpot_s / request_latency_s, "fraction",
+         "Share of a request's time spent in decode", source=S62 + " demo 4", topic=T)
+tpot_weights_only_s = quantity("tpot_weights_only_s",
+                               weight_bytes_per_gpu / hbm_bandwidth_bytes_per_s, "s",
+                               "Decode floor from reading the weights once at peak bandwidth",
+                               source=SHAPES + "; " + PREREQ + " (6.9 ms)", topic=T)
+quantity("decode_weights_only_s", output_tokens * tpot_weights_only_s, "s",
+         "All decode steps at the weights-only floor", source=PREREQ + " (3.5 s)", topic=T)

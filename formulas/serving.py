@@ -1,0 +1,30 @@
+"""Serving estimate: full-batch step, throughput, dollars per million output tokens.
+
+Lecture §6.3 (seeds/000): concurrency = min(batch cap, KV capacity / tokens per request); a
+full-batch decode step under the time model in force; throughput = concurrency / step time;
+cost = GPU price per second / output tokens per second. Shortcut: prefill time is not charged
+(the lecture's calculator charges decode steps only; its step is at the mean context).
+"""
+from ledgerbuild.ledger import quantity
+
+from .inputs import gpu_count, output_tokens, price_per_gpu_hour
+from .latency import decode_step
+from .memory import max_concurrency
+from .sources import LECTURE
+
+T = "serving"
+S63 = LECTURE + " §6.3"
+
+_, full_batch_step = decode_step("full_batch", max_concurrency, S63)
+full_batch_step_s = quantity("full_batch_step_s", full_batch_step, "s",
+                             "Decode step time at max_concurrency", source=S63, topic=T)
+throughput = quantity("throughput_tokens_per_s", max_concurrency / full_batch_step_s, "tokens/s",
+                      "Output tokens per second of the whole deployment", source=S63, topic=T)
+quantity("tokens_per_s_per_user_full_batch", 1 / full_batch_step_s, "tokens/s",
+         "Decode speed one user sees at full batch", source=S63 + " demo 4", topic=T)
+usd_per_million = quantity("usd_per_million_output_tokens",
+                           price_per_gpu_hour * gpu_count / 3600 * 10**6 / throughput, "USD",
+                           "Cost of a million output tokens (floor under the time model)",
+                           source=S63, topic=T)
+quantity("usd_per_request", usd_per_million * output_tokens / 10**6, "USD",
+         "Cost of one request's output tokens", source=S63 + " demo 2-3", topic=T)

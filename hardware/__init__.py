@@ -1,0 +1,1 @@
+"""GPU catalog: one YAML file per GPU, every figure with its source (data only)."""

@@ -1,0 +1,203 @@
+"""Catalogs: models, GPUs, precisions, workloads and time models, validated with pydantic.
+
+Scope: load the YAML files shipped in the package (models/, hardware/, scenarios/), or a
+user's model YAML / HF config.json / GPU YAML by path; resolve ids with close-match hints.
+Every validation error is one line naming the file, the entry and the field.
+Shortcut: catalogs are read once per process (lru_cache).
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .errors import LedgerError, close_matches
+from .families import ledger_fields
+
+ID = r"^[a-z0-9][a-z0-9._-]*$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ModelEntry(_Strict):
+    id: str = Field(pattern=ID)
+    name: str
+    hf_repo: str | None = None
+    config: dict
+    layer_types_counts: dict[str, int] | None = None
+    published: dict = Field(default_factory=dict)
+    sources: list[str] = Field(default_factory=list)
+
+
+class GpuEntry(_Strict):
+    id: str = Field(pattern=ID)
+    name: str
+    memory_gb: float = Field(gt=0)
+    hbm_bandwidth_tb_per_s: float = Field(gt=0)
+    bf16_dense_tflops: float = Field(gt=0)
+    fp8_dense_tflops: float = Field(ge=0)
+    int8_dense_tops: float = Field(ge=0, default=0)
+    tdp_w: float = Field(gt=0)
+    notes: str = ""
+    sources: dict[str, str]
+
+    @model_validator(mode="after")
+    def every_figure_has_a_source(self):
+        figures = {"memory_gb", "hbm_bandwidth_tb_per_s", "bf16_dense_tflops",
+                   "fp8_dense_tflops", "tdp_w"}
+        missing = sorted(figures - set(self.sources))
+        if missing:
+            raise ValueError(f"sources has no entry for {', '.join(missing)}")
+        return self
+
+
+class DtypeEntry(_Strict):
+    id: str = Field(pattern=ID)
+    bytes: float = Field(gt=0)
+    fp8_math: int = Field(ge=0, le=1)
+    description: str
+
+
+class WorkloadEntry(_Strict):
+    id: str = Field(pattern=ID)
+    prompt_tokens: int = Field(gt=0)
+    output_tokens: int = Field(gt=0)
+    description: str
+
+
+class TimeModelEntry(_Strict):
+    id: str = Field(pattern=ID)
+    mfu: float = Field(gt=0, le=1)
+    bandwidth_efficiency: float = Field(gt=0, le=1)
+    overlap: int = Field(ge=0, le=1)
+    step_overhead_s: float = Field(ge=0)
+    description: str
+    source: str
+
+
+TABLES = {"gpus": GpuEntry, "dtypes": DtypeEntry, "workloads": WorkloadEntry,
+          "time_models": TimeModelEntry}
+_PACKAGES = {"models": "ledgerbuild.catalog_models", "gpus": "ledgerbuild.catalog_hardware",
+             "scenario": "ledgerbuild.catalog_scenarios"}
+
+
+def _read_yaml(path: Path) -> object:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark else ""
+        raise LedgerError(f"{path}{where}: malformed YAML ({getattr(e, 'problem', e)})") from None
+    except OSError as e:
+        raise LedgerError(f"{path}: cannot read ({e.strerror})") from None
+
+
+def _validate(cls, data, path, entry=None):
+    try:
+        return cls.model_validate(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or "(entry)"
+        who = entry or (data.get("id") if isinstance(data, dict) else None) or "entry"
+        raise LedgerError(f"{path}: {who}: field {field}: {err['msg']}") from None
+
+
+def _files(kind: str) -> list[Path]:
+    root = resources.files(_PACKAGES[kind])
+    return sorted(Path(str(p)) for p in root.iterdir() if str(p).endswith(".yaml"))
+
+
+def model_fields(entry: ModelEntry, path) -> dict:
+    counts = None
+    if entry.layer_types_counts is not None:
+        c = entry.layer_types_counts
+        counts = {"sliding": c.get("sliding_attention", 0), "chunked": c.get("chunked_attention", 0)}
+    try:
+        return ledger_fields(entry.config, counts)
+    except LedgerError as e:
+        raise LedgerError(f"{path}: {entry.id}: {e}") from None
+
+
+@lru_cache(maxsize=None)
+def models() -> dict[str, ModelEntry]:
+    out = {}
+    for path in _files("models"):
+        entry = _validate(ModelEntry, _read_yaml(path), path)
+        out[entry.id] = entry
+    return out
+
+
+@lru_cache(maxsize=None)
+def gpus() -> dict[str, GpuEntry]:
+    out = {}
+    for path in _files("gpus"):
+        entry = _validate(GpuEntry, _read_yaml(path), path)
+        out[entry.id] = entry
+    return out
+
+
+@lru_cache(maxsize=None)
+def table(name: str) -> dict:
+    """A catalog table by name: gpus, dtypes, workloads, time_models."""
+    if name == "gpus":
+        return gpus()
+    path = next(p for p in _files("scenario") if p.stem == name)
+    rows = _read_yaml(path)
+    if not isinstance(rows, list):
+        raise LedgerError(f"{path}: expected a list of entries")
+    return {e.id: e for e in (_validate(TABLES[name], r, path) for r in rows)}
+
+
+def load_model(ref: str) -> tuple[ModelEntry, dict]:
+    """A model by catalog id, model YAML path, or HF config.json path -> (entry, fields)."""
+    if ref in models():
+        entry = models()[ref]
+        return entry, model_fields(entry, f"models/{ref}.yaml")
+    path = Path(ref)
+    if not path.suffix:
+        raise LedgerError(f"unknown model {ref!r}{close_matches(ref, models())}")
+    if not path.is_file():
+        raise LedgerError(f"{path}: no such file")
+    if path.suffix == ".json":
+        return _load_hf_config(path)
+    entry = _validate(ModelEntry, _read_yaml(path), path)
+    return entry, model_fields(entry, path)
+
+
+def _load_hf_config(path: Path) -> tuple[ModelEntry, dict]:
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise LedgerError(f"{path} line {e.lineno}: malformed JSON ({e.msg})") from None
+    if not isinstance(config, dict):
+        raise LedgerError(f"{path}: expected a JSON object")
+    config = config.get("text_config", config) if "text_config" in config else config
+    name = str(config.get("_name_or_path") or path.parent.name or path.stem)
+    ident = "".join(ch if ch.isalnum() or ch in "._-" else "-" for ch in name.lower()).strip("-.")
+    entry = _validate(ModelEntry, {"id": ident or "model", "name": name, "config": config,
+                                   "sources": [str(path)]}, path)
+    return entry, model_fields(entry, path)
+
+
+def row(table_name: str, key: str):
+    rows = table(table_name)
+    if key not in rows:
+        raise LedgerError(f"unknown {table_name[:-1]} {key!r}{close_matches(key, rows)}")
+    return rows[key]
+
+
+def load_gpu(ref: str) -> str:
+    """A GPU id, or a GPU YAML path (added to the table for this process) -> its id."""
+    if ref in gpus() or not Path(ref).suffix:
+        row("gpus", ref)
+        return ref
+    path = Path(ref)
+    entry = _validate(GpuEntry, _read_yaml(path), path)
+    gpus()[entry.id] = entry
+    return entry.id

@@ -1,0 +1,224 @@
+"""Evaluation: the ledger's numbers for one model and scenario; vectorised sweeps.
+
+Scope: resolve a scenario (defaults, catalog lookups, `--set` overrides), validate model
+fields against their declared ranges, and evaluate every quantity of the model's variant in
+exact sympy arithmetic (decimal inputs become exact rationals, so counts are exact
+integers). `sweep` lambdifies a fully inlined quantity for numpy arrays.
+Shortcut: a `--set` on a quantity name replaces that quantity's value (a what-if).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy as sp
+
+from . import catalog
+from .errors import LedgerError, close_matches
+from .ledger import Input, Ledger, Quantity, load_formulas
+
+
+def exact(value) -> sp.Expr:
+    """A catalog or user number as an exact sympy number."""
+    if isinstance(value, bool):
+        return sp.Integer(int(value))
+    if isinstance(value, int):
+        return sp.Integer(value)
+    if isinstance(value, float):
+        return sp.Rational(repr(value))
+    return sp.Rational(str(value))
+
+
+def parse_sets(pairs: list[str] | None) -> dict[str, str]:
+    """['NAME=VALUE', ...] -> {NAME: VALUE}, with a clear error for a malformed pair."""
+    out = {}
+    for pair in pairs or []:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise LedgerError(f"--set {pair!r}: expected NAME=VALUE")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def _number(name: str, text) -> sp.Expr:
+    try:
+        value = exact(text)
+    except (TypeError, ValueError, SyntaxError):
+        raise LedgerError(f"--set {name}={text}: not a number") from None
+    if not value.is_finite:
+        raise LedgerError(f"--set {name}={text}: not a finite number")
+    return value
+
+
+def _check_range(inp: Input, value: sp.Expr, where: str) -> None:
+    if inp.integer and not value.is_integer:
+        raise LedgerError(f"{where}: field {inp.name}: must be a whole number, got {value}")
+    if inp.lo is not None and value < exact(inp.lo):
+        raise LedgerError(f"{where}: field {inp.name}: must be >= {inp.lo}, got {value}")
+    if inp.hi is not None and value > exact(inp.hi):
+        raise LedgerError(f"{where}: field {inp.name}: must be <= {inp.hi}, got {value}")
+
+
+@dataclass
+class Result:
+    model_id: str
+    model_name: str
+    tags: frozenset
+    keys: dict  # key input -> chosen id
+    inputs: dict  # input name -> exact value
+    quantities: list[Quantity]
+    values: dict  # quantity name -> exact value
+    overridden: set = field(default_factory=set)
+
+    def value(self, name: str):
+        return self.values[name] if name in self.values else self.inputs[name]
+
+    def as_json(self) -> dict:
+        ledger = load_formulas()
+        return {
+            "model": self.model_id,
+            "scenario": {**self.keys, **{n: to_plain(v) for n, v in self.inputs.items()
+                                         if ledger.inputs[n].kind != "model"}},
+            "time_model": time_model_text(self.keys["time_model"]),
+            "units": "bytes, seconds, FLOP; GB = 1e9 bytes, GiB = 2^30 bytes",
+            "quantities": {q.name: {"value": to_plain(self.values[q.name]), "unit": q.unit}
+                           for q in self.quantities},
+        }
+
+
+def to_plain(value):
+    value = sp.sympify(value)
+    if value.is_Integer:
+        return int(value)
+    return float(value)
+
+
+def time_model_text(tm_id: str) -> str:
+    tm = catalog.row("time_models", tm_id)
+    return f"{tm.id}: {tm.description}"
+
+
+class Evaluator:
+    """Evaluates the ledger for models under one set of `--set` overrides."""
+
+    def __init__(self, sets: dict[str, str] | None = None):
+        self.ledger: Ledger = load_formulas()
+        self.sets = dict(sets or {})
+        known = self.ledger.known_names()
+        for name in self.sets:
+            if name not in known:
+                raise LedgerError(f"--set {name}: unknown name{close_matches(name, known)}")
+
+    def keys(self) -> dict[str, str]:
+        out = {}
+        for inp in self.ledger.inputs_of("key"):
+            choice = self.sets.get(inp.name, inp.default)
+            if inp.table == "gpus":
+                choice = catalog.load_gpu(choice)
+            catalog.row(inp.table, choice)
+            out[inp.name] = choice
+        return out
+
+    def scenario_values(self, keys: dict) -> dict[str, sp.Expr]:
+        values: dict[str, sp.Expr] = {}
+        deferred = []
+        for inp in self.ledger.inputs.values():
+            if inp.kind in ("model", "key"):
+                continue
+            if inp.name in self.sets:
+                values[inp.name] = _number(inp.name, self.sets[inp.name])
+                _check_range(inp, values[inp.name], "--set")
+            elif inp.kind == "lookup":
+                values[inp.name] = lookup(inp, keys[inp.key])
+            elif isinstance(inp.default, sp.Basic):
+                deferred.append(inp)
+            else:
+                values[inp.name] = exact(inp.default)
+        subs = {sp.Symbol(k): v for k, v in values.items()}
+        for inp in deferred:
+            values[inp.name] = inp.default.xreplace(subs)
+        return values
+
+    def model_values(self, fields: dict, where: str) -> dict[str, sp.Expr]:
+        values = {}
+        for inp in self.ledger.inputs_of("model"):
+            if inp.name in self.sets:
+                raw, src = self.sets[inp.name], "--set"
+                values[inp.name] = _number(inp.name, raw)
+            else:
+                raw, src = fields.get(inp.name, inp.default), where
+                if raw is None:
+                    raise LedgerError(f"{where}: field {inp.name}: missing")
+                values[inp.name] = exact(raw)
+            _check_range(inp, values[inp.name], src)
+        check_consistency(values, where)
+        return values
+
+    def evaluate(self, model_ref: str) -> Result:
+        entry, fields = catalog.load_model(model_ref)
+        where = f"model {entry.id}"
+        keys = self.keys()
+        inputs = {**self.model_values(fields, where), **self.scenario_values(keys)}
+        tags = self.ledger.tags_for({k: int(v) if v.is_Integer else v for k, v in inputs.items()})
+        qs = self.ledger.quantities_for(tags)
+        subs = {sp.Symbol(k): v for k, v in inputs.items()}
+        values, overridden = {}, set()
+        for q in qs:
+            if q.name in self.sets:
+                val = _number(q.name, self.sets[q.name])
+                overridden.add(q.name)
+            else:
+                val = q.expr.xreplace(subs)
+                if not val.is_number:
+                    val = sp.nsimplify(val)
+            values[q.name] = val
+            subs[q.symbol] = val
+        return Result(entry.id, entry.name, tags, keys, inputs, qs, values, overridden)
+
+
+def lookup(inp: Input, key: str) -> sp.Expr:
+    row = catalog.row(inp.table, key)
+    return exact(getattr(row, inp.column)) * exact(inp.scale)
+
+
+def check_consistency(v: dict, where: str) -> None:
+    """Cross-field rules a range check cannot state."""
+    if v["kv_lora_rank"] == 0 and v["num_attention_heads"] % v["num_key_value_heads"] != 0:
+        raise LedgerError(f"{where}: field num_key_value_heads: {v['num_key_value_heads']} "
+                          f"does not divide num_attention_heads {v['num_attention_heads']}")
+    layers = v["num_sliding_layers"] + v["num_chunked_layers"]
+    if layers > v["num_hidden_layers"]:
+        raise LedgerError(f"{where}: field num_sliding_layers: sliding + chunked layers "
+                          f"exceed num_hidden_layers")
+    for count, width in (("num_sliding_layers", "sliding_window"),
+                         ("num_chunked_layers", "attention_chunk_size")):
+        if v[count] > 0 and v[width] <= 0:
+            raise LedgerError(f"{where}: field {width}: must be > 0 when {count} > 0")
+    if v["n_routed_experts"] > 0 and not 0 < v["num_experts_per_tok"] <= v["n_routed_experts"]:
+        raise LedgerError(f"{where}: field num_experts_per_tok: must be in 1..n_routed_experts")
+
+
+def evaluate(model_ref: str, sets: dict[str, str] | None = None) -> Result:
+    return Evaluator(sets).evaluate(model_ref)
+
+
+# --- sweeps ------------------------------------------------------------------------------
+def inline(ledger: Ledger, tags: frozenset, expr: sp.Expr, keep=()) -> sp.Expr:
+    """Replace quantity symbols by their expressions until only inputs (and `keep`) remain."""
+    forms = {q.name: q.expr for q in ledger.quantities_for(tags)}
+    keep = {str(k) for k in keep}
+    for _ in range(100):
+        names = {s.name for s in expr.free_symbols} & set(forms) - keep
+        if not names:
+            return expr
+        expr = expr.xreplace({sp.Symbol(n): forms[n] for n in names})
+    raise RuntimeError("quantity definitions are cyclic")
+
+
+def sweep_function(quantity: str, tags: frozenset):
+    """A numpy function of the ledger's input names computing `quantity` for arrays."""
+    ledger = load_formulas()
+    expr = inline(ledger, tags, sp.Symbol(quantity))
+    names = sorted(s.name for s in expr.free_symbols)
+    fn = sp.lambdify([sp.Symbol(n) for n in names], expr, modules="numpy")
+    return names, lambda values: np.asarray(fn(*(values[n] for n in names)), dtype=float)

@@ -1,0 +1,1 @@
+"""Model catalog: one YAML file per model (data only)."""

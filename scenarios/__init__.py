@@ -1,0 +1,1 @@
+"""Scenario tables: workloads, precisions, time models (data only)."""

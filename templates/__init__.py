@@ -1,0 +1,1 @@
+"""jinja2 templates for Markdown and LaTeX (data only)."""
