@@ -201,3 +201,11 @@ def load_gpu(ref: str) -> str:
     entry = _validate(GpuEntry, _read_yaml(path), path)
     gpus()[entry.id] = entry
     return entry.id
+
+
+def export_entry(entry: ModelEntry) -> str:
+    """A catalog YAML file for a model entry (what `import-config` prints)."""
+    data = entry.model_dump(exclude_none=True)
+    head = (f"# {entry.name}: catalog entry made by `ledgerbuild import-config`.\n"
+            "# Add the published figures and their sources before committing it to models/.\n")
+    return head + yaml.safe_dump(data, sort_keys=False, width=100, allow_unicode=True)

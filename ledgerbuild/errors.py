@@ -14,4 +14,6 @@ def close_matches(word: str, choices) -> str:
     near = difflib.get_close_matches(word, choices, n=3, cutoff=0.5)
     if near:
         return f" (did you mean {', '.join(near)}?)"
+    if len(choices) > 20:
+        return " (see `ledgerbuild list quantities`; inputs are declared in formulas/inputs.py)"
     return f"; valid: {', '.join(choices)}"

@@ -1,0 +1,132 @@
+"""The command line: parse, make one library call, map LedgerError to one line and exit 2.
+
+Thin by design: every number comes from `ledgerbuild.evaluate`, every file from a writer.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+
+from .errors import LedgerError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode="markdown",
+                  help="The arithmetic of transformer LLM inference: parameters, FLOPs, KV "
+                       "cache, memory, latency floors and cost, declared once in sympy.")
+SET_HELP = "Override any input (model field by its config.json name, or a scenario input) or " \
+           "quantity: NAME=VALUE. Repeatable."
+out = Console()
+
+
+def fail(message: str) -> None:
+    Console(stderr=True).print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(2)
+
+
+def _sets(set_: Optional[List[str]], **named) -> dict:
+    from .evaluate import parse_sets
+
+    sets = parse_sets(set_)
+    sets.update({k: str(v) for k, v in named.items() if v is not None})
+    return sets
+
+
+def guarded(fn):
+    """Run a command body, turning user errors into one line and exit code 2."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except LedgerError as e:
+            fail(str(e))
+    return wrapper
+
+
+@app.command("list")
+@guarded
+def list_(what: str = typer.Argument(..., help="models | gpus | workloads | quantities | "
+                                                "dtypes | time_models"),
+          json_: bool = typer.Option(False, "--json", help="Print JSON for scripts.")):
+    """List a catalog or the ledger's quantities.
+
+    Examples: `ledgerbuild list models`, `ledgerbuild list quantities --json`
+    """
+    from .writers.terminal import list_rows, show_list
+
+    if what not in ("models", "gpus", "workloads", "quantities", "dtypes", "time_models"):
+        raise LedgerError(f"unknown list {what!r}; valid: models, gpus, workloads, quantities, "
+                          "dtypes, time_models")
+    if json_:
+        import json
+        out.print_json(json.dumps(list_rows(what), default=str))
+    else:
+        show_list(what, out)
+
+
+@app.command()
+@guarded
+def show(model: str = typer.Argument(..., help="Catalog id, model YAML path or HF config.json"),
+         gpu: Optional[str] = typer.Option(None, help="GPU id or GPU YAML path [h100-sxm]"),
+         gpus: Optional[int] = typer.Option(None, "--gpus", help="GPU count (tensor parallel)"),
+         workload: Optional[str] = typer.Option(None, help="Workload id [chat]"),
+         time_model: Optional[str] = typer.Option(None, help="Time model id [roofline]"),
+         set_: Optional[List[str]] = typer.Option(None, "--set", help=SET_HELP),
+         json_: bool = typer.Option(False, "--json", help="Print one JSON object.")):
+    """Every quantity of one model for a scenario.
+
+    Examples: `ledgerbuild show llama-3-8b`, `ledgerbuild show llama-3-70b --gpus 8 --json`,
+    `ledgerbuild show llama-3-8b --set num_key_value_heads=32 --set prompt_tokens=4096`
+    """
+    from .evaluate import evaluate
+    from .writers.terminal import show_json, show_table
+
+    result = evaluate(model, _sets(set_, gpu=gpu, gpu_count=gpus, workload=workload,
+                                   time_model=time_model))
+    if json_:
+        sys.stdout.write(show_json(result) + "\n")
+    else:
+        show_table(result, out)
+
+
+@app.command("import-config")
+@guarded
+def import_config(config: Path = typer.Argument(..., help="An HF config.json")):
+    """Print a catalog YAML entry for a model from its HF config.json.
+
+    Example: `ledgerbuild import-config config.json > models/my-model.yaml`
+    """
+    from .catalog import export_entry, load_model
+
+    if config.suffix != ".json":
+        raise LedgerError(f"{config}: expected an HF config.json")
+    entry, _ = load_model(str(config))
+    sys.stdout.write(export_entry(entry))
+
+
+@app.command()
+@guarded
+def xlsx(models: str = typer.Option("all", help="all, or comma-separated ids / YAML paths"),
+         gpus: str = typer.Option("all", help="GPUs in the GPU table: all, or ids"),
+         workload: Optional[str] = typer.Option(None, help="Workload id [chat]"),
+         set_: Optional[List[str]] = typer.Option(None, "--set", help=SET_HELP),
+         output: Path = typer.Option(Path("build/ledger.xlsx"), "-o", "--output",
+                                     help="Workbook path")):
+    """Write the live-formula workbook (the main job).
+
+    Examples: `ledgerbuild xlsx --models all`, `ledgerbuild xlsx --models llama-3-8b,qwen2.5-7b
+    --gpus h100-sxm,a100-80gb-sxm --workload reasoning -o plan.xlsx`
+    """
+    from .writers.xlsx import write_workbook
+
+    summary = write_workbook(models, gpus, _sets(set_, workload=workload), output,
+                             progress=sys.stderr.isatty())
+    out.print(summary, highlight=False)
+
+
+def main() -> None:  # pragma: no cover
+    app()

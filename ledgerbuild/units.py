@@ -1,0 +1,51 @@
+"""Display units: how writers show a quantity's value (the ledger itself is in base units).
+
+Scope: one table from a ledger unit to its display forms (terminal text, Excel number
+format). Bytes show as GB (1e9) with GiB (2^30) beside them; seconds as ms below one second.
+"""
+from __future__ import annotations
+
+import math
+
+EXCEL_FORMATS = {
+    "params": '#,##0 "params"',
+    "bytes": '#,##0 "B"',
+    "FLOP": '0.000E+00 "FLOP"',
+    "FLOP/s": '0.000E+00 "FLOP/s"',
+    "s": '0.000000 "s"',
+    "USD": '"$"0.0000',
+    "fraction": "0.00%",
+    "tokens/s": '#,##0.0 "tok/s"',
+    "B/s": '0.000E+00 "B/s"',
+}
+
+
+def excel_format(unit: str, integer: bool = False) -> str:
+    if unit in EXCEL_FORMATS:
+        return EXCEL_FORMATS[unit]
+    return f'#,##0 "{unit}"' if integer else f'#,##0.#### "{unit}"'
+
+
+def human(value: float, unit: str) -> str:
+    """A value with its unit for people: thousands separators, GB and GiB, ms."""
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()
+                                  and abs(value) < 1e15 and unit not in ("s", "USD")):
+        text = f"{int(value):,} {unit}"
+        if unit == "bytes" and abs(value) >= 1e6:
+            text += f"  ({value / 1e9:,.3f} GB = {value / 2**30:,.3f} GiB)"
+        elif unit == "params" and abs(value) >= 1e6:
+            text += f"  ({value / 1e9:,.3f} B)"
+        return text
+    if unit == "s":
+        return f"{value * 1e3:,.3f} ms" if abs(value) < 1 else f"{value:,.3f} s"
+    if unit == "bytes":
+        return f"{value:,.0f} bytes  ({value / 1e9:,.3f} GB = {value / 2**30:,.3f} GiB)"
+    if unit == "fraction":
+        return f"{value * 100:.2f} %"
+    if unit in ("FLOP", "FLOP/s"):
+        return f"{value:.4e} {unit}"
+    if unit == "USD":
+        return f"${value:,.4f}"
+    if math.isfinite(value) and abs(value) >= 1000:
+        return f"{value:,.1f} {unit}"
+    return f"{value:.4g} {unit}"

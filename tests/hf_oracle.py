@@ -1,0 +1,41 @@
+"""Build transformers models from catalog entries (meta device or tiny CPU) for the oracles.
+
+Only the tests import torch and transformers; the package never does.
+"""
+from __future__ import annotations
+
+import warnings
+
+import torch
+import transformers
+from transformers import AutoConfig
+
+from ledgerbuild.families import family_of
+
+_MODEL_TYPE = {"kimi_k2": "deepseek_v3"}
+_DROP = {"architectures", "model_type"}
+
+
+def hf_config(config: dict):
+    cfg = {k: v for k, v in config.items() if k not in _DROP}
+    model_type = _MODEL_TYPE.get(config["model_type"], config["model_type"])
+    if cfg.get("q_lora_rank") is None:
+        cfg.pop("q_lora_rank", None)
+        cfg["q_lora_rank"] = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return AutoConfig.for_model(model_type, **cfg)
+
+
+def causal_lm(config: dict, device: str = "meta", attn: str | None = None):
+    _, family = family_of(config)
+    cls = getattr(transformers, family.hf_class)
+    hf = hf_config(config)
+    if attn:
+        hf._attn_implementation = attn
+    with torch.device(device):
+        return cls(hf)
+
+
+def count_params(model) -> int:
+    return sum(p.numel() for p in model.parameters())
