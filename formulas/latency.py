@@ -5,8 +5,8 @@ Lecture §6.2 (seeds/000): TTFT >= prefill FLOPs / aggregate peak; TPOT >= bytes
 overlap x max(compute, memory) + (1 - overlap) x (compute + memory) + fixed overhead, with
 compute = FLOPs / (GPUs x mfu x peak) and memory = bytes per GPU / (bandwidth_efficiency x
 bandwidth); the time-model table holds the presets (roofline: 1, 1, 1, 0). An MoE decode
-step at batch B reads the experts its tokens touch: E (1 - (1 - k/E)^B) per layer under
-uniform routing (batch 1: exactly k). Shortcut: communication is ignored.
+step at batch B leaves E (1 - k/E)^B experts per layer unread under uniform routing
+(batch 1: reads exactly k). Shortcut: communication is ignored.
 """
 from sympy import Max
 
@@ -41,8 +41,8 @@ def memory_time(bytes_per_gpu):
 
 def experts_untouched_bytes(batch):
     """Routed-expert bytes a decode step of `batch` tokens does not read (uniform routing)."""
-    touched = n_routed_experts * (1 - (1 - num_experts_per_tok / n_routed_experts) ** batch)
-    return num_moe_layers * (n_routed_experts - touched) * params_expert * weight_dtype_bytes
+    untouched = n_routed_experts * (1 - num_experts_per_tok / n_routed_experts) ** batch
+    return num_moe_layers * untouched * params_expert * weight_dtype_bytes
 
 
 embedding_unread_bytes = quantity("embedding_unread_bytes",

@@ -5,6 +5,8 @@ full-batch decode step under the time model in force; throughput = concurrency /
 cost = GPU price per second / output tokens per second. Shortcut: prefill time is not charged
 (the lecture's calculator charges decode steps only; its step is at the mean context).
 """
+from sympy import Piecewise
+
 from ledgerbuild.ledger import quantity
 
 from .inputs import gpu_count, output_tokens, price_per_gpu_hour
@@ -23,8 +25,10 @@ throughput = quantity("throughput_tokens_per_s", max_concurrency / full_batch_st
 quantity("tokens_per_s_per_user_full_batch", 1 / full_batch_step_s, "tokens/s",
          "Decode speed one user sees at full batch", source=S63 + " demo 4", topic=T)
 usd_per_million = quantity("usd_per_million_output_tokens",
-                           price_per_gpu_hour * gpu_count / 3600 * 10**6 / throughput, "USD",
-                           "Cost of a million output tokens (floor under the time model)",
+                           Piecewise((price_per_gpu_hour * gpu_count / 3600 * 10**6 / throughput,
+                                      max_concurrency > 0), (0, True)), "USD",
+                           "Cost of a million output tokens (floor under the time model); "
+                           "0 = does not fit (no request's KV fits beside the weights)",
                            source=S63, topic=T)
 quantity("usd_per_request", usd_per_million * output_tokens / 10**6, "USD",
          "Cost of one request's output tokens", source=S63 + " demo 2-3", topic=T)

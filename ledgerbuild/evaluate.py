@@ -222,3 +222,24 @@ def sweep_function(quantity: str, tags: frozenset):
     names = sorted(s.name for s in expr.free_symbols)
     fn = sp.lambdify([sp.Symbol(n) for n in names], expr, modules="numpy")
     return names, lambda values: np.asarray(fn(*(values[n] for n in names)), dtype=float)
+
+
+def inline_dependents(ledger: Ledger, tags: frozenset, expr: sp.Expr, on: set[str]) -> sp.Expr:
+    """Inline the quantities that (transitively) depend on any input in `on`, so `on` can be
+    re-bound (a sweep variable, another GPU) while everything else stays a named reference."""
+    forms = {q.name: q.expr for q in ledger.quantities_for(tags)}
+    depends: dict[str, bool] = {}
+
+    def dep(name: str) -> bool:
+        if name not in depends:
+            depends[name] = name in on or (name in forms and any(
+                dep(s.name) for s in forms[name].free_symbols))
+        return depends[name]
+
+    for _ in range(100):
+        names = {s.name for s in expr.free_symbols if s.name in forms and s.name not in on
+                 and dep(s.name)}
+        if not names:
+            return expr
+        expr = expr.xreplace({sp.Symbol(n): forms[n] for n in names})
+    raise RuntimeError("quantity definitions are cyclic")

@@ -13,7 +13,7 @@ EXCEL_FORMATS = {
     "FLOP": '0.000E+00 "FLOP"',
     "FLOP/s": '0.000E+00 "FLOP/s"',
     "s": '0.000000 "s"',
-    "USD": '"$"0.0000',
+    "USD": '"$"0.0000;-"$"0.0000;"does not fit"',
     "fraction": "0.00%",
     "tokens/s": '#,##0.0 "tok/s"',
     "B/s": '0.000E+00 "B/s"',

@@ -1,0 +1,112 @@
+"""The workbook writer: `ledgerbuild xlsx` (the main job).
+
+Scope: evaluate the selected models, lay out the sheets (About, Inputs, Summary, Compare,
+Sweeps, one cost sheet per model, the catalog tables), and save atomically: the workbook is
+written to a temporary file beside the target and renamed into place, so a failed or
+interrupted run leaves the previous workbook intact.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from openpyxl import Workbook
+
+from .. import catalog
+from ..errors import LedgerError, close_matches
+from ..evaluate import Evaluator
+from .xlsx_models import Cell, FormulaCache, write_model_sheet, write_models_table
+from .xlsx_tables import write_about, write_inputs, write_table
+from .xlsx_views import write_compare, write_summary, write_sweeps
+
+
+def select(spec: str, valid: dict, what: str) -> list[str]:
+    """'all' or comma-separated ids (or, for models, YAML/JSON paths)."""
+    if spec.strip() == "all":
+        return list(valid)
+    chosen = [s.strip() for s in spec.split(",") if s.strip()]
+    if not chosen:
+        raise LedgerError(f"--{what}: no ids given")
+    for item in chosen:
+        if item not in valid and not Path(item).suffix:
+            raise LedgerError(f"--{what}: unknown id {item!r}{close_matches(item, valid)}; "
+                              f"valid: {', '.join(valid)}")
+    return chosen
+
+
+def check_output(path: Path) -> None:
+    if path.is_dir():
+        raise LedgerError(f"{path}: is a folder; give a file path such as {path / 'ledger.xlsx'}")
+    if path.suffix.lower() != ".xlsx":
+        raise LedgerError(f"{path}: the workbook path must end in .xlsx")
+    parent = path.parent if str(path.parent) else Path(".")
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise LedgerError(f"{parent}: cannot create the output folder ({e.strerror})") from None
+    if not os.access(parent, os.W_OK):
+        raise LedgerError(f"{parent}: output folder is not writable")
+
+
+def build_workbook(model_spec: str, gpu_spec: str, sets: dict, progress: bool = False):
+    """(workbook, manifest of formula cells, model results)."""
+    evaluator = Evaluator(sets)
+    ledger = evaluator.ledger
+    model_ids = select(model_spec, catalog.models(), "models")
+    gpu_ids = select(gpu_spec, catalog.gpus(), "gpus")
+    results = [evaluator.evaluate(m) for m in _progress(model_ids, progress, "evaluating")]
+    if len({r.model_id for r in results}) != len(results):
+        raise LedgerError("--models: the same model is selected twice")
+    if evaluator.keys()["gpu"] not in gpu_ids:
+        gpu_ids.insert(0, evaluator.keys()["gpu"])
+    wb = Workbook()
+    cells: list[Cell] = []
+    write_about(wb, model_ids, results[0])
+    rows = {"gpus": [catalog.gpus()[g] for g in gpu_ids]}
+    for t in ("dtypes", "workloads", "time_models"):
+        rows[t] = list(catalog.table(t).values())
+    write_inputs(wb, ledger, results[0], {t: len(r) for t, r in rows.items()})
+    write_summary(wb, ledger, results, cells)
+    write_compare(wb, ledger, results, gpu_ids, cells)
+    write_sweeps(wb, ledger, results[0], cells)
+    formulas = FormulaCache()
+    for res in _progress(results, progress, "writing sheets"):
+        write_model_sheet(wb, ledger, res, formulas, cells)
+    write_models_table(wb, ledger, results)
+    for t, r in rows.items():
+        write_table(wb, t, r)
+    return wb, cells, results
+
+
+def save_atomically(wb, path: Path) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    os.close(fd)
+    try:
+        wb.save(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_workbook(model_spec: str, gpu_spec: str, sets: dict, output: Path,
+                   progress: bool = False) -> str:
+    """Build and save the workbook; return the one-line summary."""
+    output = Path(output)
+    check_output(output)
+    wb, cells, _ = build_workbook(model_spec, gpu_spec, sets, progress)
+    try:
+        save_atomically(wb, output)
+    except OSError as e:
+        raise LedgerError(f"{output}: cannot write ({e.strerror})") from None
+    return (f"wrote {output}: {len(wb.sheetnames)} sheets, {len(cells):,} formula cells, "
+            f"{output.stat().st_size / 1e6:.2f} MB")
+
+
+def _progress(items, enabled: bool, label: str):
+    if not enabled:
+        return items
+    from rich.progress import track
+
+    return track(items, description=label, transient=True)

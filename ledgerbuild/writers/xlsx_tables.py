@@ -1,0 +1,132 @@
+"""Workbook sheets for the scenario: About, Inputs, and the catalog tables.
+
+Inputs carry workbook-scoped defined names equal to the CLI's scenario names; lookups read
+the catalog tables with INDEX/MATCH (no XLOOKUP: LibreOffice 7.4 lacks it).
+"""
+from __future__ import annotations
+
+import datetime
+
+import sympy as sp
+from openpyxl.comments import Comment
+from openpyxl.worksheet.datavalidation import DataValidation
+
+from .. import __version__, catalog
+from ..evaluate import time_model_text, to_plain
+from ..ledger import Input, Ledger
+from ..printers.excel import excel_formula
+from ..units import excel_format
+from .xlsx_layout import (INPUT_FILL, LOOKUP_FILL, SECTION_FONT, TITLE_FONT, WRAP,
+                          define, define_range, header, print_setup, put, quote, text, widths)
+
+TABLE_SHEETS = {"gpus": "GPUs", "dtypes": "Precisions", "workloads": "Workloads",
+                "time_models": "TimeModels"}
+
+
+def table_columns(table: str) -> list[str]:
+    cls = catalog.TABLES[table]
+    return [f for f in cls.model_fields if f not in ("sources",)]
+
+
+def write_table(wb, table: str, rows: list) -> None:
+    """A catalog table as an editable sheet; each column gets a name `<table>_<column>`."""
+    ws = wb.create_sheet(TABLE_SHEETS[table])
+    cols = table_columns(table) + (["sources"] if table == "gpus" else [])
+    header(ws, 1, cols)
+    for r, row in enumerate(rows, start=2):
+        for c, col in enumerate(cols, start=1):
+            value = getattr(row, col)
+            if col == "sources":
+                text(ws, r, c, "; ".join(f"{k}: {v}" for k, v in value.items()))
+            elif isinstance(value, str):
+                text(ws, r, c, value)
+            else:
+                put(ws, r, c, value, fill=INPUT_FILL)
+    for c, col in enumerate(cols, start=1):
+        define_range(wb, f"{table}_{col}", ws, c, 2, len(rows) + 1)
+    widths(ws, {c: max(12, min(60, len(col) + 4)) for c, col in enumerate(cols, start=1)})
+    widths(ws, {1: 18, 2: 34})
+    print_setup(ws)
+
+
+def lookup_formula(inp: Input, key_text: str) -> str:
+    """=INDEX(table_column, MATCH(key, table_id, 0)) * scale."""
+    scale = "" if inp.scale == 1 else f"*{excel_formula(sp.Integer(inp.scale))[1:]}"
+    return f"=INDEX({inp.table}_{inp.column}, MATCH({key_text}, {inp.table}_id, 0)){scale}"
+
+
+def write_inputs(wb, ledger: Ledger, result, n_rows: dict) -> None:
+    """The scenario: key choices (dropdowns), numbers, and the lookups they drive."""
+    ws = wb.create_sheet("Inputs", 1)
+    text(ws, 1, 1, "Scenario inputs - change the yellow cells", font=TITLE_FONT)
+    text(ws, 2, 1, "Green cells look up the catalog tables; type a number over one to override it.")
+    header(ws, 4, ["name", "value", "unit", "description", "source"])
+    row = 5
+    for inp in ledger.inputs.values():
+        if inp.kind == "model":
+            continue
+        if inp.kind == "key":
+            cell = text(ws, row, 2, result.keys[inp.name], fill=INPUT_FILL)
+            dv = DataValidation(type="list", allow_blank=False,
+                                formula1=f"{quote(TABLE_SHEETS[inp.table])}!$A$2:$A$"
+                                         f"{n_rows[inp.table] + 1}")
+            dv.error, dv.errorTitle = f"Pick a {inp.table[:-1]} from the list", "Unknown id"
+            ws.add_data_validation(dv)
+            dv.add(cell)
+        elif inp.kind == "lookup":
+            key = inp.key
+            put(ws, row, 2, lookup_formula(inp, key), fill=LOOKUP_FILL,
+                number_format=excel_format(inp.unit))
+        elif isinstance(inp.default, sp.Basic):
+            put(ws, row, 2, excel_formula(inp.default), fill=LOOKUP_FILL,
+                number_format=excel_format(inp.unit))
+        else:
+            put(ws, row, 2, to_plain(result.inputs[inp.name]), fill=INPUT_FILL,
+                number_format=excel_format(inp.unit, inp.integer))
+        cell = ws.cell(row=row, column=2)
+        cell.comment = Comment(f"{inp.description}\nSource: {inp.source}", "ledgerbuild")
+        define(wb, ws, inp.name, row, 2, local=False)
+        text(ws, row, 1, inp.name)
+        text(ws, row, 3, inp.unit)
+        text(ws, row, 4, inp.description, alignment=WRAP)
+        text(ws, row, 5, inp.source, alignment=WRAP)
+        row += 1
+    widths(ws, {1: 28, 2: 22, 3: 14, 4: 60, 5: 50})
+    print_setup(ws)
+
+
+def write_about(wb, models: list[str], result) -> None:
+    ws = wb.active
+    ws.title = "About"
+    lines = [
+        ("ledgerbuild - the arithmetic of LLM inference, live", TITLE_FONT),
+        ("Every computed number in this workbook is a live formula generated from one symbolic "
+         "ledger (sympy). Click a blue cell to read how it is computed: formulas read through "
+         "defined names (e.g. =num_hidden_layers*kv_elems_per_token_layer*kv_dtype_bytes).", None),
+        ("How to use", SECTION_FONT),
+        ("1. Inputs sheet: pick a GPU, precisions, a workload and a time model from the dropdowns; "
+         "type a GPU count, a price per GPU-hour, a memory utilisation, a batch cap.", None),
+        ("2. Summary and Compare follow for every model; each model has its own cost sheet.", None),
+        ("3. GPUs, Models, Workloads, Precisions and TimeModels are editable tables: change a "
+         "figure there and every formula that reads it follows.", None),
+        ("Colours", SECTION_FONT),
+        ("yellow = an input you type or pick; green = looked up from a table (type over it to "
+         "override); blue = a live formula.", None),
+        ("Conventions", SECTION_FONT),
+        ("Units inside: bytes, seconds, FLOP. GB = 1e9 bytes, GiB = 2^30 bytes. Marketed GPU "
+         "memory is read as memory_gb_unit_bytes bytes per GB (default 1e9, the lecture's "
+         "reading; 1073741824 reads HBM 'GB' as GiB).", None),
+        (f"Time model in force: {time_model_text(result.keys['time_model'])}. A step takes "
+         "overlap*MAX(compute, memory) + (1-overlap)*(compute + memory) + step_overhead_s. "
+         "'roofline' is the lower bound; 'lecture-serving' reproduces the lecture's §6.3 cost "
+         "table. Tensor parallel is ideal (no communication).", None),
+        (f"Models: {len(models)}. Generated by ledgerbuild {__version__} on "
+         f"{datetime.date.today().isoformat()}.", None),
+    ]
+    for r, (line, font) in enumerate(lines, start=1):
+        text(ws, r, 1, line, alignment=WRAP, **({"font": font} if font else {}))
+    text(ws, 14, 1, "Sources: seeds/000 lecture P2, seeds/001 shapes and formulas, seeds/002 "
+                    "prerequisites; HF config.json files; vendor datasheets (GPUs sheet).",
+         alignment=WRAP)
+    widths(ws, {1: 120})
+    print_setup(ws, landscape=False)

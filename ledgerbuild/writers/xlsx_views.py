@@ -1,0 +1,144 @@
+"""Cross-model sheets: Summary, Compare (model x GPU) and Sweeps (batch, context) with charts.
+
+Every cell is live: Summary reads the cost sheets' names; Compare and Sweeps print the
+ledger's expression with the varied input re-bound (another GPU's table row, a batch or a
+context cell) and everything else read through the cost sheet's names.
+"""
+from __future__ import annotations
+
+import sympy as sp
+from openpyxl.chart import Reference, ScatterChart, Series
+from openpyxl.utils import get_column_letter
+
+from ..evaluate import Result, inline_dependents
+from ..ledger import Ledger
+from ..printers.excel import excel_formula
+from ..units import excel_format
+from .xlsx_layout import (FORMULA_FILL, INPUT_FILL, TITLE_FONT, header, print_setup, put,
+                          quote, text, widths)
+from .xlsx_models import Cell
+from .xlsx_tables import lookup_formula
+
+SUMMARY = ["params_total", "params_active", "weight_bytes", "kv_bytes_per_token",
+           "gpus_for_weights", "max_concurrency", "ttft_s", "tpot_s", "throughput_tokens_per_s",
+           "usd_per_million_output_tokens"]
+GPU_LOOKUPS = ("gpu_memory_gb", "hbm_bandwidth_bytes_per_s", "bf16_flops_per_s",
+               "fp8_flops_per_s")
+BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+CONTEXTS = [1024 * 2**i for i in range(8)]  # 1K .. 128K
+
+
+def _names_for(ledger: Ledger, res: Result) -> dict[str, str]:
+    """Symbol -> text: the model's names qualified by its sheet; workbook names as they are."""
+    sheet = quote(res.model_id[:31])
+    local = {q.name for q in res.quantities} | {i.name for i in ledger.inputs_of("model")}
+    return {n: f"{sheet}!{n}" for n in local}
+
+
+def write_summary(wb, ledger: Ledger, results: list[Result], cells: list[Cell]) -> None:
+    ws = wb.create_sheet("Summary", 1)
+    text(ws, 1, 1, "All models under the scenario on the Inputs sheet (live)", font=TITLE_FONT)
+    header(ws, 3, ["model"] + SUMMARY)
+    for r, res in enumerate(results, start=4):
+        text(ws, r, 1, res.model_id)
+        names = _names_for(ledger, res)
+        for c, q in enumerate(SUMMARY, start=2):
+            form = ledger.any_form(q)
+            put(ws, r, c, "=" + names[q], fill=FORMULA_FILL,
+                number_format=excel_format(form.unit, form.integer))
+            cells.append(Cell(ws.title, ws.cell(row=r, column=c).coordinate, res.model_id, q))
+    widths(ws, {1: 24, **{c: 20 for c in range(2, len(SUMMARY) + 2)}})
+    print_setup(ws)
+
+
+def write_compare(wb, ledger: Ledger, results: list[Result], gpus: list[str],
+                  cells: list[Cell]) -> None:
+    """Model x GPU matrices of cost and concurrency; each column re-binds the GPU lookups."""
+    ws = wb.create_sheet("Compare", 2)
+    text(ws, 1, 1, "Model x GPU under the other inputs of the Inputs sheet (live)",
+         font=TITLE_FONT)
+    row = 3
+    for q in ("usd_per_million_output_tokens", "max_concurrency"):
+        text(ws, row, 1, q, font=TITLE_FONT)
+        header(ws, row + 1, ["model"] + gpus)
+        for r, res in enumerate(results, start=row + 2):
+            text(ws, r, 1, res.model_id)
+            expr = inline_dependents(ledger, res.tags, sp.Symbol(q), set(GPU_LOOKUPS))
+            for c, gpu in enumerate(gpus, start=2):
+                key = f"${get_column_letter(c)}${row + 1}"  # the GPU id in the header
+                names = _names_for(ledger, res)
+                names.update({g: "(" + lookup_formula(ledger.inputs[g], key)[1:] + ")"
+                              for g in GPU_LOOKUPS})
+                form = ledger.any_form(q)
+                put(ws, r, c, excel_formula(expr, names), fill=FORMULA_FILL,
+                    number_format=excel_format(form.unit, form.integer))
+                cells.append(Cell(ws.title, ws.cell(row=r, column=c).coordinate, res.model_id, q,
+                                  (("gpu", gpu),)))
+        row += len(results) + 4
+    ws.freeze_panes = None
+    widths(ws, {1: 24, **{c: 16 for c in range(2, len(gpus) + 2)}})
+    print_setup(ws)
+
+
+def _sweep_block(ws, ledger, res, top, var, values, columns, cells, set_for):
+    """A sweep table: column A holds `var` values (yellow), the rest re-bind it per row."""
+    header(ws, top, [var] + [label for label, _, _ in columns])
+    names = _names_for(ledger, res)
+    for i, v in enumerate(values):
+        r = top + 1 + i
+        put(ws, r, 1, v, fill=INPUT_FILL)
+        for c, (label, expr, unit) in enumerate(columns, start=2):
+            row_names = {**names, **{k: t.replace("{cell}", f"$A{r}") for k, t in
+                                     set_for.items()}}
+            put(ws, r, c, excel_formula(expr, row_names), fill=FORMULA_FILL,
+                number_format=excel_format(unit))
+            cells.append(Cell(ws.title, ws.cell(row=r, column=c).coordinate, res.model_id, label,
+                              tuple(sorted((k, str(v) if "{cell}" in t else t)
+                                           for k, t in set_for.items()))))
+    return top + 1, top + len(values)
+
+
+def write_sweeps(wb, ledger: Ledger, res: Result, cells: list[Cell]) -> None:
+    ws = wb.create_sheet("Sweeps", 3)
+    text(ws, 1, 1, f"Sweeps for {res.model_id} (other inputs from the Inputs sheet)",
+         font=TITLE_FONT)
+    text(ws, 2, 1, "Batch sweep: decode at a full batch of B requests (KV capacity not "
+                   "enforced). Context sweep: one request of S tokens.")
+    on = {"max_concurrency"}
+    batch_cols = [(q, inline_dependents(ledger, res.tags, sp.Symbol(q), on),
+                   ledger.any_form(q).unit)
+                  for q in ("throughput_tokens_per_s", "tokens_per_s_per_user_full_batch",
+                            "usd_per_million_output_tokens")]
+    first, last = _sweep_block(ws, ledger, res, 4, "max_concurrency", BATCHES, batch_cols,
+                               cells, {"max_concurrency": "{cell}"})
+    ctx_top = last + 3
+    ctx_cols = [(q, inline_dependents(ledger, res.tags, sp.Symbol(q), {"context_tokens"}),
+                 ledger.any_form(q).unit)
+                for q in ("kv_bytes_at_context", "flops_attention_decode", "flops_per_token")]
+    c_first, c_last = _sweep_block(ws, ledger, res, ctx_top, "context_tokens", CONTEXTS,
+                                   ctx_cols, cells, {"context_tokens": "{cell}"})
+    conc = [("max_concurrency", inline_dependents(ledger, res.tags, sp.Symbol("max_concurrency"),
+                                                  {"prompt_tokens", "output_tokens"}), "requests")]
+    _sweep_block(ws, ledger, res, c_last + 3, "prompt_tokens", CONTEXTS, conc, cells,
+                 {"prompt_tokens": "{cell}", "output_tokens": "0"})
+    widths(ws, {c: 26 for c in range(1, 5)})
+    _chart(ws, "Throughput vs batch", "batch (requests)", "tokens/s", 1, 2, first, last, "F4")
+    _chart(ws, "USD per million output tokens vs batch", "batch (requests)", "USD", 1, 4, first,
+           last, "F20")
+    _chart(ws, "KV bytes vs context", "context (tokens)", "bytes", 1, 2, c_first, c_last, "F36")
+    print_setup(ws)
+
+
+def _chart(ws, title, x_title, y_title, x_col, y_col, first, last, anchor):
+    chart = ScatterChart()
+    chart.title, chart.style = title, 13
+    chart.x_axis.title, chart.y_axis.title = x_title, y_title
+    chart.x_axis.scaling.logBase = 2
+    xs = Reference(ws, min_col=x_col, min_row=first, max_row=last)
+    ys = Reference(ws, min_col=y_col, min_row=first - 1, max_row=last)
+    series = Series(ys, xs, title_from_data=True)
+    series.marker.symbol = "circle"
+    chart.series.append(series)
+    chart.legend = None
+    chart.width, chart.height = 16, 7.5
+    ws.add_chart(chart, anchor)

@@ -1,0 +1,103 @@
+"""LibreOffice referee: recalculate a workbook headless and read full doubles through UNO.
+
+Runs under the system python3 that has python3-uno (Debian), not the project's venv:
+    /usr/bin/python3 tests/lo_recalc.py < request.json > answer.json
+Request: {"path": ..., "read": [[sheet, "B7"], ...], "steps": [[[sheet, "B5", value], ...], ...],
+          "resave": optional path}
+Answer: {"steps": [{"values": [...], "errors": [[sheet, cell, code], ...], "formulas": n}, ...]}
+Step 0 is the workbook as written; each later step applies its changes cumulatively.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+import uno
+from com.sun.star.beans import PropertyValue
+from com.sun.star.connection import NoConnectException
+
+
+def prop(name, value):
+    p = PropertyValue()
+    p.Name, p.Value = name, value
+    return p
+
+
+def start_office():
+    profile = tempfile.mkdtemp(prefix="lo-profile-")
+    pipe = "ledgerbuild-" + uuid.uuid4().hex
+    proc = subprocess.Popen(
+        [shutil.which("soffice") or "soffice", "--headless", "--invisible", "--nologo",
+         "--norestore", "--nodefault", f"-env:UserInstallation=file://{profile}",
+         f"--accept=pipe,name={pipe};urp;StarOffice.ComponentContext"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    local = uno.getComponentContext()
+    resolver = local.ServiceManager.createInstanceWithContext(
+        "com.sun.star.bridge.UnoUrlResolver", local)
+    for _ in range(240):
+        try:
+            ctx = resolver.resolve(f"uno:pipe,name={pipe};urp;StarOffice.ComponentContext")
+            return proc, profile, ctx
+        except NoConnectException:
+            time.sleep(0.25)
+    proc.kill()
+    raise RuntimeError("LibreOffice did not start")
+
+
+def scan_errors(doc):
+    errors, formulas = [], 0
+    for sheet in doc.Sheets:
+        cursor = sheet.createCursor()
+        cursor.gotoEndOfUsedArea(False)
+        rows, cols = cursor.RangeAddress.EndRow + 1, cursor.RangeAddress.EndColumn + 1
+        data = sheet.getCellRangeByPosition(0, 0, cols - 1, rows - 1)
+        for r in range(rows):
+            for c in range(cols):
+                cell = data.getCellByPosition(c, r)
+                if cell.getType().value == "FORMULA":
+                    formulas += 1
+                    if cell.getError():
+                        errors.append([sheet.Name, cell.AbsoluteName, cell.getError()])
+    return errors, formulas
+
+
+def main():
+    req = json.load(sys.stdin)
+    proc, profile, ctx = start_office()
+    try:
+        desktop = ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
+        url = uno.systemPathToFileUrl(os.path.abspath(req["path"]))
+        doc = desktop.loadComponentFromURL(url, "_blank", 0, (prop("Hidden", True),))
+        answer = []
+        for changes in [[]] + req.get("steps", []):
+            for sheet, coord, value in changes:
+                cell = doc.Sheets.getByName(sheet).getCellRangeByName(coord)
+                if isinstance(value, str):
+                    cell.setString(value)
+                else:
+                    cell.setValue(value)
+            doc.calculateAll()
+            values = [doc.Sheets.getByName(s).getCellRangeByName(c).getValue()
+                      for s, c in req["read"]]
+            errors, formulas = scan_errors(doc)
+            answer.append({"values": values, "errors": errors, "formulas": formulas})
+        if req.get("resave"):
+            doc.storeToURL(uno.systemPathToFileUrl(os.path.abspath(req["resave"])),
+                           (prop("FilterName", "Calc MS Excel 2007 XML"),))
+        doc.close(True)
+        json.dump({"steps": answer}, sys.stdout)
+    finally:
+        try:
+            desktop.terminate()
+        except Exception:
+            pass
+        proc.wait(timeout=30) if proc.poll() is None else None
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
