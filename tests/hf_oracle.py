@@ -33,6 +33,7 @@ def causal_lm(config: dict, device: str = "meta", attn: str | None = None):
     hf = hf_config(config)
     if attn:
         hf._attn_implementation = attn
+        hf._experts_implementation = "eager"  # per-expert F.linear, which FlopCounterMode counts
     with torch.device(device):
         return cls(hf)
 

@@ -1,0 +1,5 @@
+"""Test set-up: make tests/ importable for the oracle helpers."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))

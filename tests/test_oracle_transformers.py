@@ -1,0 +1,114 @@
+"""Oracle: transformers as the referee for parameters, FLOPs and KV bytes.
+
+- params_total equals, to the integer, the transformers *ForCausalLM built from each catalog
+  entry on the meta device (all 24 models).
+- FLOPs equal torch.utils.flop_counter.FlopCounterMode on tiny random-weight models of the
+  Llama, Qwen2, Mixtral and DeepSeek-V3 shapes: decode matmuls (aten.mm) and attention
+  (aten.bmm, eager) exactly; prefill matmuls exactly (eager attention computes the full
+  L x L square under a mask, the ledger counts the causal triangle, so prefill attention is
+  not compared).
+- KV bytes equal the cache tensors transformers allocates.
+"""
+import json
+
+import pytest
+import torch
+from torch.utils.flop_counter import FlopCounterMode
+
+from hf_oracle import causal_lm, count_params
+from ledgerbuild import catalog
+from ledgerbuild.evaluate import evaluate
+
+pytestmark = pytest.mark.oracle
+
+
+@pytest.mark.parametrize("model_id", sorted(catalog.models()))
+def test_params_total_equals_transformers_meta_model(model_id):
+    hf_model = causal_lm(catalog.models()[model_id].config, "meta")
+    assert evaluate(model_id).value("params_total") == count_params(hf_model)
+
+
+TINY = {
+    "llama": dict(model_type="llama", architectures=["LlamaForCausalLM"], hidden_size=64,
+                  num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                  head_dim=16, intermediate_size=96, vocab_size=101, attention_bias=True),
+    "qwen2": dict(model_type="qwen2", architectures=["Qwen2ForCausalLM"], hidden_size=48,
+                  num_hidden_layers=3, num_attention_heads=6, num_key_value_heads=2,
+                  intermediate_size=80, vocab_size=97, tie_word_embeddings=True),
+    "mixtral": dict(model_type="mixtral", architectures=["MixtralForCausalLM"], hidden_size=64,
+                    num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                    head_dim=16, intermediate_size=96, vocab_size=101, num_local_experts=4,
+                    num_experts_per_tok=2),
+    "deepseek_v3": dict(model_type="deepseek_v3", architectures=["DeepseekV3ForCausalLM"],
+                        hidden_size=64, num_hidden_layers=3, num_attention_heads=4,
+                        num_key_value_heads=4, intermediate_size=96, vocab_size=101,
+                        n_routed_experts=4, num_experts_per_tok=2, n_shared_experts=1,
+                        moe_intermediate_size=32, first_k_dense_replace=1, q_lora_rank=24,
+                        kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=4, v_head_dim=8,
+                        n_group=1, topk_group=1),
+}
+PROMPT = 10
+
+
+@pytest.fixture(scope="module", params=sorted(TINY))
+def tiny(request, tmp_path_factory):
+    """(config path, model, flops of prefill, flops of one decode step, cache after decode)."""
+    config = TINY[request.param]
+    path = tmp_path_factory.mktemp(request.param) / "config.json"
+    path.write_text(json.dumps(config))
+    torch.manual_seed(0)
+    model = causal_lm(config, "cpu", attn="eager").eval()
+    ids = torch.randint(0, 90, (1, PROMPT))
+    with torch.no_grad():
+        prefill = FlopCounterMode(display=False)
+        with prefill:
+            out = model(ids, use_cache=True, logits_to_keep=1)
+        decode = FlopCounterMode(display=False)
+        with decode:
+            out = model(ids[:, :1], past_key_values=out.past_key_values, use_cache=True)
+    counts = {}
+    for phase, fc in (("prefill", prefill), ("decode", decode)):
+        ops = {str(op): n for op, n in fc.get_flop_counts()["Global"].items()}
+        # linear layers: aten.mm, or aten.addmm when they carry a bias; eager attention: bmm
+        counts[phase] = {"linear": ops.get("aten.mm", 0) + ops.get("aten.addmm", 0),
+                         "attention": ops.get("aten.bmm", 0)}
+    return str(path), model, counts, out.past_key_values
+
+
+def test_tiny_params_equal(tiny):
+    path, model, _, _ = tiny
+    assert evaluate(path).value("params_total") == count_params(model)
+
+
+def test_decode_matmul_flops_equal_flop_counter(tiny):
+    """Dense/GQA: 2 x params_matmul. MLA: transformers caches the latent and runs the naive
+    form, decompressing every cached latent each step; the ledger states that cost as
+    mla_decompress_flops_layer (at context S, of which the new token's share is in
+    params_matmul)."""
+    path, _, counts, _ = tiny
+    r = evaluate(path, {"context_tokens": str(PROMPT + 1)})
+    expected = r.value("flops_per_token") - r.value("flops_attention_decode")
+    if "mla" in r.tags:
+        one = evaluate(path, {"context_tokens": "1"}).value("mla_decompress_flops_layer")
+        expected += r.value("num_hidden_layers") * (r.value("mla_decompress_flops_layer") - one)
+    assert expected == counts["decode"]["linear"]
+
+
+def test_decode_attention_flops_equal_flop_counter(tiny):
+    path, _, counts, _ = tiny
+    r = evaluate(path, {"context_tokens": str(PROMPT + 1)})
+    assert r.value("flops_attention_decode") == counts["decode"]["attention"]
+
+
+def test_prefill_matmul_flops_equal_flop_counter(tiny):
+    path, _, counts, _ = tiny
+    r = evaluate(path, {"prompt_tokens": str(PROMPT)})
+    assert r.value("flops_prefill_linear") == counts["prefill"]["linear"]
+
+
+def test_kv_bytes_equal_cache_tensors(tiny):
+    path, _, _, cache = tiny
+    cached = sum(t.numel() * t.element_size() for layer in cache.layers
+                 for t in (layer.keys, layer.values))
+    r = evaluate(path, {"context_tokens": str(PROMPT + 1), "kv_dtype": "fp32"})
+    assert r.value("kv_bytes_at_context") == cached
