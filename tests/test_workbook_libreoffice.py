@@ -1,0 +1,121 @@
+"""Referee: LibreOffice headless recalculates the generated workbook (all models, all GPUs).
+
+Zero error cells, and every formula cell equals the sympy ledger for the same scenario to a
+relative 1e-12 (full doubles read through UNO). Then inputs change through UNO (another GPU
+from the dropdown's list, the price, the prompt tokens, one model field in the Models table),
+LibreOffice recalculates, and the cells are compared with the ledger evaluated for the
+changed scenario. Finally the workbook survives a LibreOffice load and re-save.
+"""
+import json
+import math
+import os
+import shutil
+import subprocess
+
+import openpyxl
+import pytest
+
+from ledgerbuild.evaluate import Evaluator, to_plain
+from ledgerbuild.writers.xlsx import build_workbook, save_atomically
+
+pytestmark = [pytest.mark.oracle, pytest.mark.libreoffice]
+UNO_PYTHON = "/usr/bin/python3"
+CHANGED_MODEL = "llama-3-8b"
+SCENARIO_CHANGE = {"gpu": "a100-80gb-sxm", "price_per_gpu_hour": "2.5", "prompt_tokens": "4096"}
+MODEL_CHANGE = {"num_key_value_heads": "32"}
+
+
+def _need_libreoffice():
+    ok = shutil.which("soffice") and os.path.exists(UNO_PYTHON) and subprocess.run(
+        [UNO_PYTHON, "-c", "import uno"], capture_output=True).returncode == 0
+    if not ok:
+        message = "LibreOffice with python3-uno is not installed (the README's test command installs it)"
+        pytest.fail(message) if os.environ.get("CI") else pytest.skip(message)
+
+
+def _cell_of(wb, name):
+    sheet, coord = wb.defined_names[name].attr_text.split("!")
+    return sheet.strip("'"), coord.replace("$", "")
+
+
+def _models_cell(wb, model_id, field):
+    ws = wb["Models"]
+    col = next(c.column_letter for c in ws[1] if c.value == field)
+    row = next(c.row for c in ws["A"] if c.value == model_id)
+    return "Models", f"{col}{row}"
+
+
+@pytest.fixture(scope="module")
+def recalculated(tmp_path_factory):
+    _need_libreoffice()
+    tmp = tmp_path_factory.mktemp("lo")
+    wb, cells, _ = build_workbook("all", "all", {})
+    path = tmp / "ledger.xlsx"
+    save_atomically(wb, path)
+    reloaded = openpyxl.load_workbook(path)  # the workbook reloads in openpyxl
+    changes = [[*_cell_of(reloaded, k), float(v) if k != "gpu" else v]
+               for k, v in SCENARIO_CHANGE.items()]
+    changes.append([*_models_cell(reloaded, CHANGED_MODEL, "num_key_value_heads"),
+                    float(MODEL_CHANGE["num_key_value_heads"])])
+    request = {"path": str(path), "read": [[c.sheet, c.coord] for c in cells],
+               "steps": [changes], "resave": str(tmp / "resaved.xlsx")}
+    run = subprocess.run([UNO_PYTHON, os.path.join(os.path.dirname(__file__), "lo_recalc.py")],
+                         input=json.dumps(request), capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return wb, cells, json.loads(run.stdout)["steps"], tmp, reloaded
+
+
+def _mismatches(cells, values, sets_for):
+    cache, bad = {}, []
+    for cell, got in zip(cells, values):
+        sets = {**sets_for(cell.model), **dict(cell.sets)}
+        key = (cell.model, tuple(sorted(sets.items())))
+        if key not in cache:
+            cache[key] = Evaluator(sets).evaluate(cell.model)
+        want = float(to_plain(cache[key].value(cell.quantity)))
+        if not math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-300):
+            bad.append((cell, got, want))
+    return bad
+
+
+def test_no_error_cells(recalculated):
+    _, cells, steps, _, _ = recalculated
+    assert steps[0]["formulas"] >= len(cells) > 3000
+    for step in steps:
+        assert step["errors"] == []
+
+
+def test_every_formula_cell_equals_the_ledger(recalculated):
+    _, cells, steps, _, _ = recalculated
+    assert _mismatches(cells, steps[0]["values"], lambda m: {}) == []
+
+
+def test_after_changing_inputs_every_cell_equals_the_changed_ledger(recalculated):
+    _, cells, steps, _, _ = recalculated
+
+    def sets_for(model):
+        return {**SCENARIO_CHANGE, **(MODEL_CHANGE if model == CHANGED_MODEL else {})}
+
+    assert steps[1]["values"] != steps[0]["values"]
+    assert _mismatches(cells, steps[1]["values"], sets_for) == []
+
+
+def test_survives_libreoffice_resave(recalculated):
+    _, _, _, tmp, original = recalculated
+    resaved = openpyxl.load_workbook(tmp / "resaved.xlsx")
+    assert set(original.sheetnames) <= set(resaved.sheetnames)
+    assert "params_total" in resaved["llama-3-8b"].defined_names
+
+
+def test_charts_reference_formula_cells(recalculated):
+    wb = recalculated[0]
+    charts = wb["Sweeps"]._charts
+    assert len(charts) == 3
+    for chart in charts:
+        for series in chart.series:
+            ref = series.yVal.numRef.f
+            sheet, rng = ref.split("!")
+            first, last = rng.replace("$", "").split(":")
+            ws = wb[sheet.strip("'")]
+            for row in ws[f"{first[0]}{int(first[1:]) + 1}:{last}"]:
+                assert str(row[0].value).startswith("="), ref
