@@ -155,7 +155,10 @@ class Evaluator:
         return values
 
     def evaluate(self, model_ref: str) -> Result:
-        entry, fields = catalog.load_model(model_ref)
+        """A model by catalog id, model YAML path or HF config.json path."""
+        return self.evaluate_entry(*catalog.load_model(model_ref))
+
+    def evaluate_entry(self, entry, fields: dict) -> Result:
         where = f"model {entry.id}"
         keys = self.keys()
         inputs = {**self.model_values(fields, where), **self.scenario_values(keys)}

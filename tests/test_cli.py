@@ -1,0 +1,162 @@
+"""CLI contract: every command through typer's CliRunner, exit codes, one-line errors."""
+import json
+
+import openpyxl
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from ledgerbuild.cli import app
+
+runner = CliRunner()
+
+
+def run(*args):
+    return runner.invoke(app, list(args))
+
+
+def one_line_error(result):
+    assert result.exit_code == 2, result.output
+    text = result.output.strip()
+    assert text.startswith("error:") and "Traceback" not in text
+    return text
+
+
+@pytest.mark.parametrize("what", ["models", "gpus", "workloads", "quantities", "dtypes",
+                                  "time_models"])
+def test_list(what):
+    result = run("list", what, "--json")
+    assert result.exit_code == 0
+    assert len(json.loads(result.output)) >= 4
+    assert run("list", what).exit_code == 0
+
+
+def test_show_json_contract():
+    result = run("show", "llama-3-8b", "--json")
+    data = json.loads(result.output)
+    assert set(data) >= {"model", "scenario", "time_model", "quantities"}
+    stable = ["params_total", "params_active", "params_embedding", "params_lm_head",
+              "params_matmul", "weight_bytes", "kv_bytes_per_token", "flops_per_token",
+              "flops_prefill", "kv_capacity_tokens", "max_concurrency", "ttft_s", "tpot_s",
+              "throughput_tokens_per_s", "usd_per_million_output_tokens"]
+    for name in stable:
+        assert set(data["quantities"][name]) == {"value", "unit"}
+    assert data["quantities"]["params_total"]["value"] == 8_030_261_248  # lecture §3.1
+
+
+def test_show_options_and_sets():
+    result = run("show", "llama-3-70b", "--gpus", "8", "--gpu", "h200-sxm", "--workload",
+                 "reasoning", "--set", "num_key_value_heads=64", "--json")
+    data = json.loads(result.output)
+    assert data["scenario"]["gpu_count"] == 8 and data["scenario"]["gpu"] == "h200-sxm"
+    assert data["scenario"]["prompt_tokens"] == 500
+    assert data["quantities"]["kv_bytes_per_token"]["value"] == 2 * 80 * 64 * 128 * 2
+
+
+def test_show_table_for_people():
+    result = run("show", "deepseek-v3")
+    assert result.exit_code == 0
+    assert "params_total" in result.output and "GiB" in result.output
+    assert "time model: roofline" in result.output
+
+
+def test_show_model_yaml_and_hf_config(tmp_path):
+    with open("models/qwen2.5-7b.yaml") as f:
+        entry = yaml.safe_load(f)
+    (tmp_path / "m.yaml").write_text(yaml.safe_dump(entry))
+    (tmp_path / "config.json").write_text(json.dumps(entry["config"]))
+    by_id = json.loads(run("show", "qwen2.5-7b", "--json").output)["quantities"]
+    for ref in (tmp_path / "m.yaml", tmp_path / "config.json"):
+        got = json.loads(run("show", str(ref), "--json").output)["quantities"]
+        assert got["params_total"] == by_id["params_total"]
+
+
+def test_import_config_prints_a_loadable_entry(tmp_path):
+    with open("models/mixtral-8x7b.yaml") as f:
+        config = yaml.safe_load(f)["config"]
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    result = run("import-config", str(tmp_path / "config.json"))
+    assert result.exit_code == 0
+    (tmp_path / "new.yaml").write_text(result.output)
+    data = json.loads(run("show", str(tmp_path / "new.yaml"), "--json").output)
+    assert data["quantities"]["params_total"]["value"] == 46_702_792_704
+
+
+def test_xlsx_writes_workbook(tmp_path):
+    out = tmp_path / "plan.xlsx"
+    result = run("xlsx", "--models", "llama-3-8b,qwen2.5-7b", "--gpus", "h100-sxm,l4",
+                 "--workload", "reasoning", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert "formula cells" in result.output and str(out) in result.output
+    wb = openpyxl.load_workbook(out)
+    assert {"About", "Inputs", "Summary", "Compare", "Sweeps", "llama-3-8b", "qwen2.5-7b",
+            "GPUs", "Models"} <= set(wb.sheetnames)
+    assert wb["llama-3-8b"].defined_names["kv_bytes_per_token"].attr_text.endswith("$B$" + str(
+        next(c.row for c in wb["llama-3-8b"]["A"] if c.value == "kv_bytes_per_token")))
+    cell = wb["llama-3-8b"][wb["llama-3-8b"].defined_names["kv_bytes_per_token"].attr_text.split("!")[1].replace("$", "")]
+    # reads through names, as DESIGN.md shows: =num_hidden_layers*kv_elems_per_token_layer*kv_dtype_bytes
+    assert sorted(cell.value.lstrip("=").split("*")) == sorted(
+        ["num_hidden_layers", "kv_elems_per_token_layer", "kv_dtype_bytes"])
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (("show", "llama-3-8c"), "did you mean llama-3-8b"),
+    (("show", "llama-3-8b", "--gpu", "h100"), "unknown gpu 'h100'"),
+    (("show", "llama-3-8b", "--set", "num_kv=3"), "unknown name"),
+    (("show", "llama-3-8b", "--set", "hidden_size=abc"), "not a number"),
+    (("show", "llama-3-8b", "--set", "hidden_size=0"), "must be >= 1"),
+    (("show", "llama-3-8b", "--set", "hidden_size=-5"), "must be >= 1"),
+    (("show", "llama-3-8b", "--set", "num_key_value_heads=5"), "does not divide"),
+    (("show", "llama-3-8b", "--set", "novalue"), "expected NAME=VALUE"),
+    (("show", "llama-3-8b", "--workload", "chit-chat"), "unknown workload"),
+    (("list", "things"), "unknown list"),
+    (("xlsx", "--models", "llama-3-8c"), "valid:"),
+    (("xlsx", "--gpus", "h1000"), "valid:"),
+])
+def test_bad_input_one_line_exit_2(args, fragment):
+    assert fragment in one_line_error(run(*args))
+
+
+def test_bad_files(tmp_path):
+    bad_yaml = tmp_path / "bad.yaml"
+    bad_yaml.write_text("id: x\nconfig: [unclosed\n")
+    assert "malformed YAML" in one_line_error(run("show", str(bad_yaml)))
+    bad_json = tmp_path / "config.json"
+    bad_json.write_text("{not json")
+    assert "malformed JSON" in one_line_error(run("show", str(bad_json)))
+    unknown = tmp_path / "u" / "config.json"
+    unknown.parent.mkdir()
+    unknown.write_text(json.dumps({"model_type": "rwkv", "architectures": ["RwkvForCausalLM"]}))
+    assert "not a known architecture" in one_line_error(run("show", str(unknown)))
+    partial = tmp_path / "p" / "config.json"
+    partial.parent.mkdir()
+    partial.write_text(json.dumps({"model_type": "llama", "hidden_size": 64}))
+    message = one_line_error(run("show", str(partial)))
+    assert "missing" in message and "num_hidden_layers" in message and "vocab_size" in message
+    missing_field = tmp_path / "m.yaml"
+    missing_field.write_text(yaml.safe_dump({"id": "m", "config": {}}))
+    assert "field name" in one_line_error(run("show", str(missing_field)))
+
+
+def test_xlsx_bad_output_leaves_nothing(tmp_path):
+    assert "is a folder" in one_line_error(run("xlsx", "--models", "llama-3-8b", "-o", str(tmp_path)))
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")  # as root, permissions do not stop a write; this does
+    message = one_line_error(run("xlsx", "--models", "llama-3-8b", "-o", str(blocker / "x.xlsx")))
+    assert "cannot create the output folder" in message
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+
+
+def test_failed_run_keeps_previous_workbook(tmp_path):
+    out = tmp_path / "ledger.xlsx"
+    assert run("xlsx", "--models", "llama-3-8b", "-o", str(out)).exit_code == 0
+    before = out.read_bytes()
+    one_line_error(run("xlsx", "--models", "llama-3-8b", "--set", "hidden_size=-1", "-o", str(out)))
+    assert out.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["ledger.xlsx"]
+
+
+def test_help_on_every_command_shows_examples():
+    for cmd in ("list", "show", "import-config", "xlsx"):
+        result = run(cmd, "--help")
+        assert result.exit_code == 0 and "Example" in result.output, cmd
