@@ -19,6 +19,7 @@ from .errors import LedgerError, close_matches
 from .families import ledger_fields
 
 ID = r"^[a-z0-9][a-z0-9._-]*$"
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 10x faster
 
 
 class _Strict(BaseModel):
@@ -89,7 +90,7 @@ _PACKAGES = {"models": "ledgerbuild.catalog_models", "gpus": "ledgerbuild.catalo
 
 def _read_yaml(path: Path) -> object:
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark else ""
@@ -125,12 +126,21 @@ def model_fields(entry: ModelEntry, path) -> dict:
 
 
 @lru_cache(maxsize=None)
+def _model_file(path: Path) -> ModelEntry:
+    entry = _validate(ModelEntry, _read_yaml(path), path)
+    if entry.id != path.stem:
+        raise LedgerError(f"{path}: {entry.id}: field id: must equal the file name {path.stem!r}")
+    return entry
+
+
+@lru_cache(maxsize=None)
+def model_paths() -> dict[str, Path]:
+    return {p.stem: p for p in _files("models")}
+
+
+@lru_cache(maxsize=None)
 def models() -> dict[str, ModelEntry]:
-    out = {}
-    for path in _files("models"):
-        entry = _validate(ModelEntry, _read_yaml(path), path)
-        out[entry.id] = entry
-    return out
+    return {mid: _model_file(p) for mid, p in model_paths().items()}
 
 
 @lru_cache(maxsize=None)
@@ -156,12 +166,12 @@ def table(name: str) -> dict:
 
 def load_model(ref: str) -> tuple[ModelEntry, dict]:
     """A model by catalog id, model YAML path, or HF config.json path -> (entry, fields)."""
-    if ref in models():
-        entry = models()[ref]
+    if ref in model_paths():
+        entry = _model_file(model_paths()[ref])
         return entry, model_fields(entry, f"models/{ref}.yaml")
     path = Path(ref)
     if not path.suffix:
-        raise LedgerError(f"unknown model {ref!r}{close_matches(ref, models())}")
+        raise LedgerError(f"unknown model {ref!r}{close_matches(ref, model_paths())}")
     if not path.is_file():
         raise LedgerError(f"{path}: no such file")
     if path.suffix == ".json":

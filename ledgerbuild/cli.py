@@ -128,5 +128,7 @@ def xlsx(models: str = typer.Option("all", help="all, or comma-separated ids / Y
     out.print(summary, highlight=False)
 
 
-def main() -> None:  # pragma: no cover
+
+
+if __name__ == "__main__":  # python -m ledgerbuild.cli
     app()

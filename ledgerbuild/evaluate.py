@@ -158,11 +158,15 @@ class Evaluator:
         """A model by catalog id, model YAML path or HF config.json path."""
         return self.evaluate_entry(*catalog.load_model(model_ref))
 
-    def evaluate_entry(self, entry, fields: dict) -> Result:
-        where = f"model {entry.id}"
+    def inputs_for(self, entry, fields: dict) -> tuple[dict, dict, frozenset]:
+        """(keys, every input's exact value, variant tags) for a model under the scenario."""
         keys = self.keys()
-        inputs = {**self.model_values(fields, where), **self.scenario_values(keys)}
+        inputs = {**self.model_values(fields, f"model {entry.id}"), **self.scenario_values(keys)}
         tags = self.ledger.tags_for({k: int(v) if v.is_Integer else v for k, v in inputs.items()})
+        return keys, inputs, tags
+
+    def evaluate_entry(self, entry, fields: dict) -> Result:
+        keys, inputs, tags = self.inputs_for(entry, fields)
         qs = self.ledger.quantities_for(tags)
         subs = {sp.Symbol(k): v for k, v in inputs.items()}
         values, overridden = {}, set()
@@ -218,13 +222,51 @@ def inline(ledger: Ledger, tags: frozenset, expr: sp.Expr, keep=()) -> sp.Expr:
     raise RuntimeError("quantity definitions are cyclic")
 
 
+_SWEEP_FUNCTIONS: dict = {}
+
+
 def sweep_function(quantity: str, tags: frozenset):
-    """A numpy function of the ledger's input names computing `quantity` for arrays."""
-    ledger = load_formulas()
-    expr = inline(ledger, tags, sp.Symbol(quantity))
-    names = sorted(s.name for s in expr.free_symbols)
-    fn = sp.lambdify([sp.Symbol(n) for n in names], expr, modules="numpy")
+    """(input names, numpy function of those inputs' arrays) computing `quantity`."""
+    key = (quantity, tags)
+    if key not in _SWEEP_FUNCTIONS:
+        ledger = load_formulas()
+        expr = inline(ledger, tags, sp.Symbol(quantity))
+        names = sorted(s.name for s in expr.free_symbols)
+        fn = sp.lambdify([sp.Symbol(n) for n in names], expr, modules="numpy")
+        _SWEEP_FUNCTIONS[key] = names, fn
+    names, fn = _SWEEP_FUNCTIONS[key]
     return names, lambda values: np.asarray(fn(*(values[n] for n in names)), dtype=float)
+
+
+def sweep(quantity: str, models: list[str], gpus: list[str], grid: dict[str, list],
+          sets: dict | None = None) -> dict[str, np.ndarray]:
+    """`quantity` over the product models x GPUs x grid (input name -> values), vectorised.
+
+    Returns flat arrays: "model" and "gpu" (ids), one per grid input, and `quantity`.
+    Floats (numpy), not exact: this is for sweeps, not for the ledger's golden figures.
+    """
+    evaluator = Evaluator(sets)
+    axes = [np.asarray(v, dtype=float) for v in grid.values()]
+    mesh = [m.ravel() for m in np.meshgrid(*axes, indexing="ij")] if axes else []
+    per_case = len(mesh[0]) if mesh else 1
+    out: dict[str, list] = {"model": [], "gpu": [], quantity: [],
+                            **{name: [] for name in grid}}
+    gpu_inputs = [i for i in evaluator.ledger.inputs_of("lookup") if i.table == "gpus"]
+    for model in models:
+        _, inputs, tags = evaluator.inputs_for(*catalog.load_model(model))
+        names, fn = sweep_function(quantity, tags)
+        n = per_case * len(gpus)
+        values = {k: np.full(n, float(v)) for k, v in inputs.items()}
+        for inp in gpu_inputs:
+            values[inp.name] = np.repeat([float(lookup(inp, g)) for g in gpus], per_case)
+        for name, axis in zip(grid, mesh):
+            values[name] = np.tile(axis, len(gpus))
+            out[name].append(values[name])
+        with np.errstate(divide="ignore", invalid="ignore"):  # IF branches not taken
+            out[quantity].append(np.broadcast_to(fn(values), (n,)))
+        out["model"].append(np.full(n, model, dtype=object))
+        out["gpu"].append(np.repeat(np.array(gpus, dtype=object), per_case))
+    return {k: np.concatenate(v) for k, v in out.items()}
 
 
 def inline_dependents(ledger: Ledger, tags: frozenset, expr: sp.Expr, on: set[str]) -> sp.Expr:
@@ -244,5 +286,6 @@ def inline_dependents(ledger: Ledger, tags: frozenset, expr: sp.Expr, on: set[st
                  and dep(s.name)}
         if not names:
             return expr
-        expr = expr.xreplace({sp.Symbol(n): forms[n] for n in names})
+        with sp.evaluate(False):  # substitution only: no re-simplification of Min/Max trees
+            expr = expr.xreplace({sp.Symbol(n): forms[n] for n in names})
     raise RuntimeError("quantity definitions are cyclic")

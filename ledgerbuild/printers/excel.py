@@ -122,3 +122,23 @@ class ExcelPrinter(StrPrinter):
 def excel_formula(expr, names: dict[str, str] | None = None) -> str:
     """'=' + the Excel form of a sympy expression."""
     return "=" + ExcelPrinter(names).doprint(sp.sympify(expr))
+
+
+class FormulaTemplate:
+    """An expression printed once, with its symbols filled in per cell by name.
+
+    Printing (and inlining) sympy trees is the slow part of writing a workbook; cells that
+    share an expression and differ only in what their symbols refer to (a sheet, a GPU
+    column, a sweep row) print once and fill the names by string substitution.
+    """
+
+    _MARK = "\x00"
+
+    def __init__(self, expr):
+        expr = sp.sympify(expr)
+        names = {s.name: f"{self._MARK}{s.name}{self._MARK}" for s in expr.free_symbols}
+        self.text = excel_formula(expr, names)
+        self._parts = self.text.split(self._MARK)  # odd positions are symbol names
+
+    def fill(self, names: dict[str, str]) -> str:
+        return "".join(names.get(p, p) if i % 2 else p for i, p in enumerate(self._parts))

@@ -6,6 +6,7 @@ writes a string cell, so a name starting with =, +, - or @ never becomes a formu
 from __future__ import annotations
 
 import re
+from copy import copy
 
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
@@ -69,9 +70,25 @@ def put(ws, row: int, col: int, value, **style):
     return cell
 
 
+_PROTOTYPES: dict = {}
+
+
 def _style(cell, style):
-    for key, val in style.items():
-        setattr(cell, key, val)
+    """Apply a style; each distinct style is resolved by openpyxl once, then copied (fast)."""
+    if not style:
+        return
+    key = tuple(sorted((k, id(v) if not isinstance(v, str) else v) for k, v in style.items()))
+    proto = _PROTOTYPES.get(key)
+    if proto is None:
+        for name, val in style.items():
+            setattr(cell, name, val)
+        _PROTOTYPES[key] = (copy(cell._style), cell.parent.parent)
+        return
+    array, workbook = proto
+    if workbook is not cell.parent.parent:  # style indices belong to one workbook
+        _PROTOTYPES.pop(key)
+        return _style(cell, style)
+    cell._style = copy(array)
 
 
 def header(ws, row: int, titles: list[str]) -> None:

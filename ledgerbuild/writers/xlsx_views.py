@@ -12,7 +12,7 @@ from openpyxl.utils import get_column_letter
 
 from ..evaluate import Result, inline_dependents
 from ..ledger import Ledger
-from ..printers.excel import excel_formula
+from ..printers.excel import FormulaTemplate
 from ..units import excel_format
 from .xlsx_layout import (FORMULA_FILL, INPUT_FILL, TITLE_FONT, header, print_setup, put,
                           quote, text, widths)
@@ -26,6 +26,18 @@ GPU_LOOKUPS = ("gpu_memory_gb", "hbm_bandwidth_bytes_per_s", "bf16_flops_per_s",
                "fp8_flops_per_s")
 BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 CONTEXTS = [1024 * 2**i for i in range(8)]  # 1K .. 128K
+
+
+_TEMPLATES: dict = {}
+
+
+def _template(ledger: Ledger, tags: frozenset, quantity: str, on: frozenset) -> FormulaTemplate:
+    """`quantity` with the quantities that depend on `on` inlined, printed once per variant."""
+    key = (tags, quantity, on)
+    if key not in _TEMPLATES:
+        _TEMPLATES[key] = FormulaTemplate(inline_dependents(ledger, tags, sp.Symbol(quantity),
+                                                            set(on)))
+    return _TEMPLATES[key]
 
 
 def _names_for(ledger: Ledger, res: Result) -> dict[str, str]:
@@ -63,14 +75,14 @@ def write_compare(wb, ledger: Ledger, results: list[Result], gpus: list[str],
         header(ws, row + 1, ["model"] + gpus)
         for r, res in enumerate(results, start=row + 2):
             text(ws, r, 1, res.model_id)
-            expr = inline_dependents(ledger, res.tags, sp.Symbol(q), set(GPU_LOOKUPS))
+            template = _template(ledger, res.tags, q, frozenset(GPU_LOOKUPS))
+            names = _names_for(ledger, res)
             for c, gpu in enumerate(gpus, start=2):
                 key = f"${get_column_letter(c)}${row + 1}"  # the GPU id in the header
-                names = _names_for(ledger, res)
                 names.update({g: "(" + lookup_formula(ledger.inputs[g], key)[1:] + ")"
                               for g in GPU_LOOKUPS})
                 form = ledger.any_form(q)
-                put(ws, r, c, excel_formula(expr, names), fill=FORMULA_FILL,
+                put(ws, r, c, template.fill(names), fill=FORMULA_FILL,
                     number_format=excel_format(form.unit, form.integer))
                 cells.append(Cell(ws.title, ws.cell(row=r, column=c).coordinate, res.model_id, q,
                                   (("gpu", gpu),)))
@@ -82,15 +94,16 @@ def write_compare(wb, ledger: Ledger, results: list[Result], gpus: list[str],
 
 def _sweep_block(ws, ledger, res, top, var, values, columns, cells, set_for):
     """A sweep table: column A holds `var` values (yellow), the rest re-bind it per row."""
-    header(ws, top, [var] + [label for label, _, _ in columns])
+    header(ws, top, [var] + [label for label, _ in columns])
     names = _names_for(ledger, res)
+    templates = [_template(ledger, res.tags, q, frozenset(set_for)) for q, _ in columns]
     for i, v in enumerate(values):
         r = top + 1 + i
         put(ws, r, 1, v, fill=INPUT_FILL)
-        for c, (label, expr, unit) in enumerate(columns, start=2):
+        for c, ((label, unit), template) in enumerate(zip(columns, templates), start=2):
             row_names = {**names, **{k: t.replace("{cell}", f"$A{r}") for k, t in
                                      set_for.items()}}
-            put(ws, r, c, excel_formula(expr, row_names), fill=FORMULA_FILL,
+            put(ws, r, c, template.fill(row_names), fill=FORMULA_FILL,
                 number_format=excel_format(unit))
             cells.append(Cell(ws.title, ws.cell(row=r, column=c).coordinate, res.model_id, label,
                               tuple(sorted((k, str(v) if "{cell}" in t else t)
@@ -104,21 +117,17 @@ def write_sweeps(wb, ledger: Ledger, res: Result, cells: list[Cell]) -> None:
          font=TITLE_FONT)
     text(ws, 2, 1, "Batch sweep: decode at a full batch of B requests (KV capacity not "
                    "enforced). Context sweep: one request of S tokens.")
-    on = {"max_concurrency"}
-    batch_cols = [(q, inline_dependents(ledger, res.tags, sp.Symbol(q), on),
-                   ledger.any_form(q).unit)
+    batch_cols = [(q, ledger.any_form(q).unit)
                   for q in ("throughput_tokens_per_s", "tokens_per_s_per_user_full_batch",
                             "usd_per_million_output_tokens")]
     first, last = _sweep_block(ws, ledger, res, 4, "max_concurrency", BATCHES, batch_cols,
                                cells, {"max_concurrency": "{cell}"})
     ctx_top = last + 3
-    ctx_cols = [(q, inline_dependents(ledger, res.tags, sp.Symbol(q), {"context_tokens"}),
-                 ledger.any_form(q).unit)
+    ctx_cols = [(q, ledger.any_form(q).unit)
                 for q in ("kv_bytes_at_context", "flops_attention_decode", "flops_per_token")]
     c_first, c_last = _sweep_block(ws, ledger, res, ctx_top, "context_tokens", CONTEXTS,
                                    ctx_cols, cells, {"context_tokens": "{cell}"})
-    conc = [("max_concurrency", inline_dependents(ledger, res.tags, sp.Symbol("max_concurrency"),
-                                                  {"prompt_tokens", "output_tokens"}), "requests")]
+    conc = [("max_concurrency", "requests")]
     _sweep_block(ws, ledger, res, c_last + 3, "prompt_tokens", CONTEXTS, conc, cells,
                  {"prompt_tokens": "{cell}", "output_tokens": "0"})
     widths(ws, {c: 26 for c in range(1, 5)})

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Install everything the tests need (system and Python packages), then run the whole suite.
+# Usage: bash scripts/test.sh [pytest args...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+need_apt=()
+{ command -v soffice >/dev/null && /usr/bin/python3 -c "import uno" 2>/dev/null; } \
+  || need_apt+=(libreoffice-calc-nogui python3-uno)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "installing system packages: ${need_apt[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+PY="${PYTHON:-python3}"
+# torch first and pinned: 2.13.0 is the local CPU wheel; nothing else may pull a CUDA build.
+"$PY" -m pip install -q --disable-pip-version-check torch==2.13.0
+"$PY" -m pip install -q --disable-pip-version-check -e '.[test]'
+
+set +e
+"$PY" -m pytest -p no:cacheprovider "$@"
+rc=$?
+set -e
+if [ "$rc" -eq 5 ]; then
+  echo "pytest collected no tests (exit 5)"; exit 0
+fi
+exit "$rc"
