@@ -114,6 +114,8 @@ def xlsx(models: str = typer.Option("all", help="all, or comma-separated ids / Y
          gpus: str = typer.Option("all", help="GPUs in the GPU table: all, or ids"),
          workload: Optional[str] = typer.Option(None, help="Workload id [chat]"),
          set_: Optional[List[str]] = typer.Option(None, "--set", help=SET_HELP),
+         sweep_model: Optional[str] = typer.Option(None, help="Model of the Sweeps sheet "
+                                                   "[llama-3-8b if selected, else the first]"),
          output: Path = typer.Option(Path("build/ledger.xlsx"), "-o", "--output",
                                      help="Workbook path")):
     """Write the live-formula workbook (the main job).
@@ -124,7 +126,7 @@ def xlsx(models: str = typer.Option("all", help="all, or comma-separated ids / Y
     from .writers.xlsx import write_workbook
 
     summary = write_workbook(models, gpus, _sets(set_, workload=workload), output,
-                             progress=sys.stderr.isatty())
+                             progress=sys.stderr.isatty(), sweep_model=sweep_model)
     out.print(summary, highlight=False)
 
 

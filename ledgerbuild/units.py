@@ -20,7 +20,13 @@ EXCEL_FORMATS = {
 }
 
 
-def excel_format(unit: str, integer: bool = False) -> str:
+SUMMARY_FORMATS = {"params": '#,##0.000,,,"B"', "bytes": '#,##0.00,,,"GB"', "s": '0.0000 "s"'}
+
+
+def excel_format(unit: str, integer: bool = False, scaled: bool = False) -> str:
+    """The Excel number format for a unit; `scaled` shows params in B and bytes in GB."""
+    if scaled and unit in SUMMARY_FORMATS:
+        return SUMMARY_FORMATS[unit]
     if unit in EXCEL_FORMATS:
         return EXCEL_FORMATS[unit]
     return f'#,##0 "{unit}"' if integer else f'#,##0.#### "{unit}"'

@@ -49,7 +49,11 @@ def check_output(path: Path) -> None:
         raise LedgerError(f"{parent}: output folder is not writable")
 
 
-def build_workbook(model_spec: str, gpu_spec: str, sets: dict, progress: bool = False):
+SWEEP_DEFAULT = "llama-3-8b"  # the lecture's running example
+
+
+def build_workbook(model_spec: str, gpu_spec: str, sets: dict, progress: bool = False,
+                   sweep_model: str | None = None):
     """(workbook, manifest of formula cells, model results)."""
     evaluator = Evaluator(sets)
     ledger = evaluator.ledger
@@ -69,7 +73,12 @@ def build_workbook(model_spec: str, gpu_spec: str, sets: dict, progress: bool = 
     write_inputs(wb, ledger, results[0], {t: len(r) for t, r in rows.items()})
     write_summary(wb, ledger, results, cells)
     write_compare(wb, ledger, results, gpu_ids, cells)
-    write_sweeps(wb, ledger, results[0], cells)
+    by_id = {r.model_id: r for r in results}
+    sweep_id = sweep_model or (SWEEP_DEFAULT if SWEEP_DEFAULT in by_id else results[0].model_id)
+    if sweep_id not in by_id:
+        raise LedgerError(f"--sweep-model {sweep_id!r} is not among the selected models; "
+                          f"valid: {', '.join(by_id)}")
+    write_sweeps(wb, ledger, by_id[sweep_id], cells)
     formulas = FormulaCache()
     for res in _progress(results, progress, "writing sheets"):
         write_model_sheet(wb, ledger, res, formulas, cells)
@@ -91,11 +100,11 @@ def save_atomically(wb, path: Path) -> None:
 
 
 def write_workbook(model_spec: str, gpu_spec: str, sets: dict, output: Path,
-                   progress: bool = False) -> str:
+                   progress: bool = False, sweep_model: str | None = None) -> str:
     """Build and save the workbook; return the one-line summary."""
     output = Path(output)
     check_output(output)
-    wb, cells, _ = build_workbook(model_spec, gpu_spec, sets, progress)
+    wb, cells, _ = build_workbook(model_spec, gpu_spec, sets, progress, sweep_model)
     try:
         save_atomically(wb, output)
     except OSError as e:

@@ -15,7 +15,7 @@ from ..ledger import Ledger
 from ..printers.excel import excel_formula
 from ..units import excel_format
 from .xlsx_layout import (FORMULA_FILL, INPUT_FILL, LOOKUP_FILL, SECTION_FONT, TITLE_FONT, WRAP,
-                          define, define_range, header, print_setup, put, text, widths)
+                          define, define_range, fit_row, header, print_setup, put, text, widths)
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,7 @@ class FormulaCache:
 def write_model_sheet(wb, ledger: Ledger, res: Result, formulas: FormulaCache,
                       cells: list[Cell]) -> None:
     ws = wb.create_sheet(res.model_id[:31])
+    widths(ws, {1: 34, 2: 24, 3: 12, 4: 60, 5: 60, 6: 40})
     text(ws, 1, 1, f"{res.model_name} ({res.model_id})", font=TITLE_FONT)
     text(ws, 2, 1, f"Variants: {', '.join(sorted(res.tags))}. Scenario on the Inputs sheet; "
                    "model fields in the Models table.")
@@ -101,7 +102,6 @@ def write_model_sheet(wb, ledger: Ledger, res: Result, formulas: FormulaCache,
             _describe(ws, row, q.name, q.unit, shown.lstrip("="), q.description, q.source)
             define(wb, ws, q.name, row, 2, local=True)
             row += 1
-    widths(ws, {1: 34, 2: 24, 3: 12, 4: 60, 5: 60, 6: 40})
     print_setup(ws)
 
 
@@ -111,3 +111,4 @@ def _describe(ws, row, name, unit, formula_text, description, source):
     text(ws, row, 4, formula_text, alignment=WRAP)
     text(ws, row, 5, description, alignment=WRAP)
     text(ws, row, 6, source, alignment=WRAP)
+    fit_row(ws, row, {4: formula_text, 5: description, 6: source})

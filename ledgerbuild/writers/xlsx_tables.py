@@ -17,7 +17,7 @@ from ..ledger import Input, Ledger
 from ..printers.excel import excel_formula
 from ..units import excel_format
 from .xlsx_layout import (INPUT_FILL, LOOKUP_FILL, SECTION_FONT, TITLE_FONT, WRAP,
-                          define, define_range, header, print_setup, put, quote, text, widths)
+                          define, define_range, fit_row, header, print_setup, put, quote, text, widths)
 
 TABLE_SHEETS = {"gpus": "GPUs", "dtypes": "Precisions", "workloads": "Workloads",
                 "time_models": "TimeModels"}
@@ -58,6 +58,7 @@ def lookup_formula(inp: Input, key_text: str) -> str:
 def write_inputs(wb, ledger: Ledger, result, n_rows: dict) -> None:
     """The scenario: key choices (dropdowns), numbers, and the lookups they drive."""
     ws = wb.create_sheet("Inputs", 1)
+    widths(ws, {1: 28, 2: 22, 3: 14, 4: 60, 5: 50})
     text(ws, 1, 1, "Scenario inputs - change the yellow cells", font=TITLE_FONT)
     text(ws, 2, 1, "Green cells look up the catalog tables; type a number over one to override it.")
     header(ws, 4, ["name", "value", "unit", "description", "source"])
@@ -90,8 +91,8 @@ def write_inputs(wb, ledger: Ledger, result, n_rows: dict) -> None:
         text(ws, row, 3, inp.unit)
         text(ws, row, 4, inp.description, alignment=WRAP)
         text(ws, row, 5, inp.source, alignment=WRAP)
+        fit_row(ws, row, {4: inp.description, 5: inp.source})
         row += 1
-    widths(ws, {1: 28, 2: 22, 3: 14, 4: 60, 5: 50})
     print_setup(ws)
 
 

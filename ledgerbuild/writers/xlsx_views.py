@@ -14,8 +14,8 @@ from ..evaluate import Result, inline_dependents
 from ..ledger import Ledger
 from ..printers.excel import FormulaTemplate
 from ..units import excel_format
-from .xlsx_layout import (FORMULA_FILL, INPUT_FILL, TITLE_FONT, header, print_setup, put,
-                          quote, text, widths)
+from .xlsx_layout import (FORMULA_FILL, INPUT_FILL, TITLE_FONT, WRAP, header, print_setup,
+                          put, quote, text, widths)
 from .xlsx_models import Cell
 from .xlsx_tables import lookup_formula
 
@@ -51,13 +51,18 @@ def write_summary(wb, ledger: Ledger, results: list[Result], cells: list[Cell]) 
     ws = wb.create_sheet("Summary", 1)
     text(ws, 1, 1, "All models under the scenario on the Inputs sheet (live)", font=TITLE_FONT)
     header(ws, 3, ["model"] + SUMMARY)
+    for c in range(1, len(SUMMARY) + 2):
+        ws.cell(row=3, column=c).alignment = WRAP
+    ws.row_dimensions[3].height = 30
+    text(ws, 2, 1, "params in B (1e9), bytes in GB (1e9 bytes); 'does not fit': no request's KV "
+                   "fits beside the weights on gpu_count GPUs")
     for r, res in enumerate(results, start=4):
         text(ws, r, 1, res.model_id)
         names = _names_for(ledger, res)
         for c, q in enumerate(SUMMARY, start=2):
             form = ledger.any_form(q)
             put(ws, r, c, "=" + names[q], fill=FORMULA_FILL,
-                number_format=excel_format(form.unit, form.integer))
+                number_format=excel_format(form.unit, form.integer, scaled=q != "kv_bytes_per_token"))
             cells.append(Cell(ws.title, ws.cell(row=r, column=c).coordinate, res.model_id, q))
     widths(ws, {1: 24, **{c: 20 for c in range(2, len(SUMMARY) + 2)}})
     print_setup(ws)
