@@ -148,3 +148,19 @@ def test_000_3_2_embedding_shares():
     big = evaluate("llama-3.1-405b")
     share = (big.value("params_embedding") + big.value("params_lm_head")) / big.value("params_total")
     assert round(float(share) * 100) == 1
+
+
+def test_001_layer_steps_llama3_8b_prefill_2048():
+    """seeds/001 per-layer table (Llama-3-8B, fp16, B=1, S=2048): the Q/K/V/O projections take
+    ~18% of a layer's prefill FLOPs, the FFN ~80% of its weight bytes; decode reads 8 MB of KV
+    per layer at cache_len 2048. (Its attention ~7% counts the full S x S square; the ledger
+    counts the causal triangle, 3.7%, as the lecture §4.3 does.)"""
+    r = evaluate("llama-3-8b", {"prompt_tokens": "2048", "context_tokens": "2048"})
+    v = lambda n: float(r.value(n))  # noqa: E731
+    projections = (v("layer_qkv_flops_prefill") + v("layer_o_proj_flops_prefill")) / v("layer_flops_prefill")
+    assert round(projections * 100) == 18
+    weights = v("layer_qkv_bytes_decode") + v("layer_o_proj_bytes_decode") + v("layer_mlp_bytes_decode")
+    weights -= 1 * v("kv_elems_per_token_layer") * v("kv_dtype_bytes")  # the one KV row written
+    assert round(v("layer_mlp_bytes_decode") / weights * 100, -1) == 80
+    assert r.value("layer_attention_bytes_decode") == 8 * 2**20
+    assert round(v("layer_intensity_decode"), 2) == 1.06  # whole model 1.05 (test above)
