@@ -158,7 +158,7 @@ def test_001_layer_steps_llama3_8b_prefill_2048():
     r = evaluate("llama-3-8b", {"prompt_tokens": "2048", "context_tokens": "2048"})
     v = lambda n: float(r.value(n))  # noqa: E731
     projections = (v("layer_qkv_flops_prefill") + v("layer_o_proj_flops_prefill")) / v("layer_flops_prefill")
-    assert round(projections * 100) == 18
+    assert abs(projections * 100 - 18) < 1  # 18.5%: printed "~18%"
     weights = v("layer_qkv_bytes_decode") + v("layer_o_proj_bytes_decode") + v("layer_mlp_bytes_decode")
     weights -= 1 * v("kv_elems_per_token_layer") * v("kv_dtype_bytes")  # the one KV row written
     assert round(v("layer_mlp_bytes_decode") / weights * 100, -1) == 80
