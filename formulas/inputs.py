@@ -10,15 +10,15 @@ from ledgerbuild.ledger import key_input, lookup_input, model_input, scenario_in
 from .sources import HF, LECTURE, VLLM
 
 # --- model fields (HF config.json) -------------------------------------------------------
-hidden_size = model_input("hidden_size", "elements", "Width of the residual stream d", lo=1)
-num_hidden_layers = model_input("num_hidden_layers", "layers", "Transformer blocks", lo=1)
-num_attention_heads = model_input("num_attention_heads", "heads", "Query heads n_h", lo=1)
+hidden_size = model_input("hidden_size", "elements", "Width of the residual stream d", lo=1, tex=r"d")
+num_hidden_layers = model_input("num_hidden_layers", "layers", "Transformer blocks", lo=1, tex=r"n_{\mathrm{layers}}")
+num_attention_heads = model_input("num_attention_heads", "heads", "Query heads n_h", lo=1, tex=r"n_h")
 num_key_value_heads = model_input("num_key_value_heads", "heads",
-                                  "Key/value heads n_kv (MHA: = n_h, MQA: 1)", lo=1)
-head_dim = model_input("head_dim", "elements", "Width of one attention head d_h", lo=1)
+                                  "Key/value heads n_kv (MHA: = n_h, MQA: 1)", lo=1, tex=r"n_{kv}")
+head_dim = model_input("head_dim", "elements", "Width of one attention head d_h", lo=1, tex=r"d_h")
 intermediate_size = model_input("intermediate_size", "elements",
-                                "Width of a dense MLP layer d_ff", lo=1)
-vocab_size = model_input("vocab_size", "tokens", "Vocabulary size V", lo=1)
+                                "Width of a dense MLP layer d_ff", lo=1, tex=r"d_{\mathrm{ff}}")
+vocab_size = model_input("vocab_size", "tokens", "Vocabulary size V", lo=1, tex=r"V")
 tie_word_embeddings = model_input("tie_word_embeddings", "0/1",
                                   "1 if lm_head shares the embedding matrix", hi=1)
 # traits HF keeps in its modeling code (see ledgerbuild/families.py)
@@ -105,14 +105,14 @@ count_embedding_read = scenario_input(
 
 # lookups into the catalog tables
 prompt_tokens = lookup_input("prompt_tokens", "tokens", "Prompt length L_p", key="workload",
-                             column="prompt_tokens", source=LECTURE + " §6.3")
+                             column="prompt_tokens", source=LECTURE + " §6.3", tex=r"L_p")
 output_tokens = lookup_input("output_tokens", "tokens", "Generated tokens per request",
                              key="workload", column="output_tokens", source=LECTURE + " §6.3")
 context_tokens = scenario_input(
     "context_tokens", "tokens", "Context a decode step attends to (default: the mean context)",
-    default=prompt_tokens + output_tokens / 2, lo=1, source=LECTURE + " §6.3")
+    default=prompt_tokens + output_tokens / 2, lo=1, source=LECTURE + " §6.3", tex="S")
 batch_size = scenario_input("batch_size", "requests", "Batch for the TPOT floor", default=1,
-                            lo=1, integer=True, source=LECTURE + " §6.2")
+                            lo=1, integer=True, source=LECTURE + " §6.2", tex=r"B")
 weight_dtype_bytes = lookup_input("weight_dtype_bytes", "bytes", "Bytes per weight",
                                   key="weight_dtype", column="bytes", source=LECTURE + " §6")
 kv_dtype_bytes = lookup_input("kv_dtype_bytes", "bytes", "Bytes per KV element", key="kv_dtype",

@@ -132,5 +132,51 @@ def xlsx(models: str = typer.Option("all", help="all, or comma-separated ids / Y
 
 
 
+def _formats(fmt: str) -> list[str]:
+    if fmt not in ("md", "tex", "all"):
+        raise LedgerError(f"--format {fmt!r}: valid: md, tex, all")
+    return ["md", "tex"] if fmt == "all" else [fmt]
+
+
+@app.command()
+@guarded
+def docs(models: str = typer.Option("all", help="all, or comma-separated ids / YAML paths"),
+         format_: str = typer.Option("all", "--format", help="md | tex | all"),
+         gpu: Optional[str] = typer.Option(None, help="GPU id or GPU YAML path [h100-sxm]"),
+         workload: Optional[str] = typer.Option(None, help="Workload id [chat]"),
+         set_: Optional[List[str]] = typer.Option(None, "--set", help=SET_HELP),
+         output: Path = typer.Option(Path("build/docs"), "-o", "--output", help="Folder"),
+         templates: Optional[Path] = typer.Option(None, help="A folder of your own templates"),
+         plots: bool = typer.Option(True, "--plots/--no-plots", help="matplotlib SVG + PNG")):
+    """Write derivations: one Markdown / LaTeX document per model and an index.
+
+    Examples: `ledgerbuild docs`, `ledgerbuild docs --models llama-3-8b --format tex -o paper/`,
+    `ledgerbuild docs --templates my-templates/ --no-plots`
+    """
+    from .writers.docs import write_docs
+
+    out.print(write_docs(models, _formats(format_), _sets(set_, gpu=gpu, workload=workload),
+                         output, templates, plots), highlight=False)
+
+
+@app.command()
+@guarded
+def derive(model: str = typer.Argument(..., help="Catalog id, model YAML or HF config.json"),
+           quantity: str = typer.Argument(..., help="A quantity name (ledgerbuild list quantities)"),
+           format_: str = typer.Option("md", "--format", help="md | tex"),
+           set_: Optional[List[str]] = typer.Option(None, "--set", help=SET_HELP),
+           templates: Optional[Path] = typer.Option(None, help="A folder of your own templates")):
+    """Print one quantity's derivation as an embeddable snippet (stable anchor / label).
+
+    Examples: `ledgerbuild derive llama-3-8b kv_bytes_per_token`,
+    `ledgerbuild derive deepseek-v3 params_active --format tex`
+    """
+    from .writers.docs import derive as derive_snippet
+
+    if format_ not in ("md", "tex"):
+        raise LedgerError(f"--format {format_!r}: valid: md, tex")
+    sys.stdout.write(derive_snippet(model, quantity, format_, _sets(set_), templates))
+
+
 if __name__ == "__main__":  # python -m ledgerbuild.cli
     app()

@@ -222,20 +222,39 @@ def inline(ledger: Ledger, tags: frozenset, expr: sp.Expr, keep=()) -> sp.Expr:
     raise RuntimeError("quantity definitions are cyclic")
 
 
-_SWEEP_FUNCTIONS: dict = {}
+_COMPILED: dict = {}  # id(quantity form) -> (argument names, numpy function)
+
+
+def _compiled(q: Quantity):
+    if id(q) not in _COMPILED:
+        args = sorted(s.name for s in q.expr.free_symbols)
+        _COMPILED[id(q)] = args, sp.lambdify([sp.Symbol(a) for a in args], q.expr, "numpy")
+    return _COMPILED[id(q)]
 
 
 def sweep_function(quantity: str, tags: frozenset):
-    """(input names, numpy function of those inputs' arrays) computing `quantity`."""
-    key = (quantity, tags)
-    if key not in _SWEEP_FUNCTIONS:
-        ledger = load_formulas()
-        expr = inline(ledger, tags, sp.Symbol(quantity))
-        names = sorted(s.name for s in expr.free_symbols)
-        fn = sp.lambdify([sp.Symbol(n) for n in names], expr, modules="numpy")
-        _SWEEP_FUNCTIONS[key] = names, fn
-    names, fn = _SWEEP_FUNCTIONS[key]
-    return names, lambda values: np.asarray(fn(*(values[n] for n in names)), dtype=float)
+    """(input names, numpy function of those inputs' arrays) computing `quantity`.
+
+    Each quantity form is lambdified on its own and evaluated in ledger order (no giant
+    inlined expression), so compiling stays cheap and every step is the declared formula.
+    """
+    ledger = load_formulas()
+    forms = {q.name: q for q in ledger.quantities_for(tags)}
+    needed, stack = set(), [quantity]
+    while stack:
+        name = stack.pop()
+        if name in forms and name not in needed:
+            needed.add(name)
+            stack.extend(s.name for s in forms[name].expr.free_symbols)
+    steps = [(q.name, *_compiled(q)) for q in forms.values() if q.name in needed]
+    inputs = sorted({a for _, args, _ in steps for a in args} - needed)
+
+    def run(values):
+        env = dict(values)
+        for name, args, fn in steps:
+            env[name] = fn(*(env[a] for a in args))
+        return np.asarray(env[quantity], dtype=float)
+    return inputs, run
 
 
 def sweep(quantity: str, models: list[str], gpus: list[str], grid: dict[str, list],

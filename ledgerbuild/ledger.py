@@ -40,6 +40,7 @@ class Input:
     key: str | None = None  # lookup: the key input naming the row
     column: str | None = None  # lookup: the table column
     scale: int | float = 1  # lookup: catalog unit -> base unit (e.g. TB/s -> B/s)
+    tex: str | None = None  # math symbol in derivations (default: \mathrm{name})
 
     @property
     def symbol(self) -> sp.Symbol:
@@ -122,15 +123,15 @@ LEDGER = Ledger()
 
 
 def model_input(name, unit, description, *, source="HF config.json", lo=0, hi=None,
-                integer=True, default=None) -> sp.Symbol:
+                integer=True, default=None, tex=None) -> sp.Symbol:
     return LEDGER.add_input(Input(name, "model", unit, description, source, lo, hi, integer,
-                                  default))
+                                  default, tex=tex))
 
 
 def scenario_input(name, unit, description, *, source, default, lo=None, hi=None,
-                   integer=False) -> sp.Symbol:
+                   integer=False, tex=None) -> sp.Symbol:
     return LEDGER.add_input(Input(name, "scenario", unit, description, source, lo, hi,
-                                  integer, default))
+                                  integer, default, tex=tex))
 
 
 def key_input(name, description, *, table, default, source) -> None:
@@ -138,10 +139,11 @@ def key_input(name, description, *, table, default, source) -> None:
                            table=table))
 
 
-def lookup_input(name, unit, description, *, key, column, scale=1, source) -> sp.Symbol:
+def lookup_input(name, unit, description, *, key, column, scale=1, source,
+                 tex=None) -> sp.Symbol:
     table = LEDGER.inputs[key].table
     return LEDGER.add_input(Input(name, "lookup", unit, description, source, table=table,
-                                  key=key, column=column, scale=scale))
+                                  key=key, column=column, scale=scale, tex=tex))
 
 
 def variant(tag: str, test: Callable[[dict], bool]) -> None:

@@ -8,6 +8,8 @@ SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
 need_apt=()
 { command -v soffice >/dev/null && /usr/bin/python3 -c "import uno" 2>/dev/null; } \
   || need_apt+=(libreoffice-calc-nogui python3-uno)
+command -v pdflatex >/dev/null \
+  || need_apt+=(texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "installing system packages: ${need_apt[*]}"
   $SUDO apt-get update -qq

@@ -1,0 +1,109 @@
+"""LaTeX for derivations: the symbolic form, the form with numbers put in, the result.
+
+Scope: sympy's own `latex` printer with the ledger's symbol names (an input's `tex`, else
+\\mathrm{name}); the substituted form prints the *same* expression tree with each symbol
+named by its value, so no number is recomputed here. Catalog strings go through
+`tex_escape` before they reach a LaTeX document. Shortcut: values print with thousands
+separators ({,}) for integers and 5 significant digits (x 10^n) otherwise.
+"""
+from __future__ import annotations
+
+import math
+import re
+from functools import lru_cache
+
+import sympy as sp
+
+from ..evaluate import Result, to_plain
+from ..ledger import Ledger
+
+_ESCAPES = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "&": r"\&",
+            "%": r"\%", "#": r"\#", "$": r"\$", "^": r"\^{}", "~": r"\~{}"}
+_ESCAPE_RE = re.compile("|".join(re.escape(k) for k in _ESCAPES))
+
+
+def tex_escape(text) -> str:
+    """A catalog string as inert LaTeX text: no command, group or special character survives."""
+    return _ESCAPE_RE.sub(lambda m: _ESCAPES[m.group(0)], str(text))
+
+
+def tex_name(ledger: Ledger, name: str) -> str:
+    inp = ledger.inputs.get(name)
+    if inp is not None and inp.tex:
+        return inp.tex
+    return r"\mathrm{" + name.replace("_", r"\_") + "}"
+
+
+def tex_number(value) -> str:
+    value = to_plain(value)
+    if isinstance(value, int):
+        return f"{value:,}".replace(",", "{,}")
+    if value == 0 or not math.isfinite(value):
+        return "0" if value == 0 else r"\infty"
+    exponent = math.floor(math.log10(abs(value)))
+    if -3 <= exponent < 6:
+        return f"{value:,.{max(0, 4 - exponent)}f}".replace(",", "{,}")
+    return rf"{value / 10**exponent:.4f} \times 10^{{{exponent}}}"
+
+
+def _latex(expr, names: dict) -> str:
+    return sp.latex(expr, symbol_names=names, mul_symbol="dot", fold_short_frac=False,
+                    long_frac_ratio=3)
+
+
+_MARK = "\x00"
+_TEMPLATES: dict = {}
+
+
+def _template(expr) -> list[str]:
+    """The expression printed once with placeholder names; odd parts are symbol names."""
+    if expr not in _TEMPLATES:
+        names = {s: f"{_MARK}{s.name}{_MARK}" for s in expr.free_symbols}
+        _TEMPLATES[expr] = _latex(expr, names).split(_MARK)
+    return _TEMPLATES[expr]
+
+
+def _fill(expr, name_of) -> str:
+    return "".join(name_of(p) if i % 2 else p for i, p in enumerate(_template(expr)))
+
+
+def formula_tex(ledger: Ledger, expr) -> str:
+    return _fill(expr, lambda name: tex_name(ledger, name))
+
+
+def _value_tex(value) -> str:
+    text = tex_number(value)
+    return r"\left(" + text + r"\right)" if to_plain(value) < 0 else text
+
+
+def substituted_tex(expr, result: Result) -> str:
+    """The same printed expression with every symbol shown as its value in this evaluation."""
+    return _fill(expr, lambda name: _value_tex(result.value(name)))
+
+
+def unit_tex(value, unit: str) -> str:
+    """Result with its unit; bytes also in GB and GiB, seconds also in ms."""
+    plain = to_plain(value)
+    text = tex_number(plain) + r"\ \text{" + tex_escape(unit) + "}"
+    if unit == "bytes" and abs(plain) >= 1e6:
+        text += rf"\ (= {tex_number(plain / 1e9)}\ \text{{GB}} = {tex_number(plain / 2**30)}\ \text{{GiB}})"
+    elif unit == "s" and 0 < abs(plain) < 1:
+        text += rf"\ (= {tex_number(plain * 1e3)}\ \text{{ms}})"
+    return text
+
+
+# Model fields whose 0 switches a term off: a derivation drops the term for that model.
+STRUCTURAL = ("num_sliding_layers", "num_chunked_layers", "qkv_bias", "o_bias", "qk_norm",
+              "attention_sinks", "router_bias", "expert_bias", "first_k_dense_replace",
+              "n_shared_experts", "tie_word_embeddings")
+
+
+def structural_zeros(result: Result) -> frozenset:
+    return frozenset(n for n in STRUCTURAL if n in result.inputs and not result.inputs[n])
+
+
+@lru_cache(maxsize=None)
+def for_model(expr, zeros: frozenset):
+    """The expression as it applies to a model: its structural zeros substituted."""
+    hit = {s: 0 for s in expr.free_symbols if s.name in zeros}
+    return expr.xreplace(hit) if hit else expr

@@ -1,0 +1,219 @@
+"""Derivations: one Markdown and/or LaTeX document per model, an index, one-quantity snippets.
+
+Scope: build a context from an evaluated Result (architecture, shapes, every quantity's
+symbolic form -> numbers substituted -> result, the per-layer table, plots) and render it
+with jinja2 templates (`templates/`, or a team's own folder). Markdown uses GitHub math
+($$ on their own lines); LaTeX gets a complete document per model that \\input's a body
+fragment, and every catalog string through `tex_escape`. Files are written atomically.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import jinja2
+import sympy as sp
+
+from .. import catalog
+from ..errors import LedgerError, close_matches
+from ..evaluate import Evaluator, Result, time_model_text, to_plain
+from ..ledger import Ledger
+from ..printers.latex import (for_model, formula_tex, structural_zeros, substituted_tex, tex_escape, tex_name,
+                              tex_number, unit_tex)
+from ..units import human
+from .xlsx import select
+
+TEMPLATES = {"md": ["model.md.j2", "quantity.md.j2", "index.md.j2"],
+             "tex": ["model.tex.j2", "model-body.tex.j2", "quantity.tex.j2", "index.tex.j2"]}
+STEPS = {"qkv": "QKV projection", "attention": "attention", "o_proj": "output projection",
+         "mlp": "MLP"}
+
+
+def md_escape(text) -> str:
+    return str(text).replace("|", r"\|").replace("$", r"\$").replace("<", "&lt;")
+
+
+def label(text) -> str:
+    return "".join(c if c.isalnum() or c in "-." else "-" for c in str(text))
+
+
+def environment(fmt: str, folder: Path | None) -> jinja2.Environment:
+    root = Path(folder) if folder else Path(str(resources.files("ledgerbuild.templates")))
+    if not root.is_dir():
+        raise LedgerError(f"{root}: templates folder does not exist")
+    for name in TEMPLATES[fmt]:
+        if not (root / name).is_file():
+            raise LedgerError(f"{root / name}: template missing (a templates folder needs "
+                              f"{', '.join(TEMPLATES[fmt])})")
+    delimiters = {} if fmt == "md" else dict(
+        block_start_string="<%", block_end_string="%>", variable_start_string="<<",
+        variable_end_string=">>", comment_start_string="<#", comment_end_string="#>")
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(root)), autoescape=False,
+                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                             **delimiters)
+    env.filters["esc"] = md_escape if fmt == "md" else tex_escape
+    env.filters["label"] = label
+    return env
+
+
+def render(env: jinja2.Environment, name: str, context: dict) -> str:
+    try:
+        return env.get_template(name).render(**context)
+    except jinja2.TemplateSyntaxError as e:
+        raise LedgerError(f"{e.filename or name} line {e.lineno}: template syntax error: "
+                          f"{e.message}") from None
+    except jinja2.UndefinedError as e:
+        raise LedgerError(f"{name}: template uses an unknown value ({e.message})") from None
+
+
+@dataclass
+class Derivation:
+    name: str
+    anchor: str
+    label: str
+    symbol: str
+    formula: str
+    substituted: str
+    result: str
+    unit: str
+    description: str
+    source: str
+
+
+def derivation(ledger: Ledger, result: Result, q) -> Derivation:
+    expr = for_model(q.expr, structural_zeros(result))
+    return Derivation(q.name, f"q-{q.name}", f"q:{label(result.model_id)}:{q.name}",
+                      tex_name(ledger, q.name), formula_tex(ledger, expr),
+                      substituted_tex(expr, result), unit_tex(result.values[q.name], q.unit),
+                      q.unit, q.description, q.source)
+
+
+def scenario_text(result: Result) -> str:
+    k, v = result.keys, result.inputs
+    return (f"{v['gpu_count']} x {catalog.row('gpus', k['gpu']).name}, weights {k['weight_dtype']}, "
+            f"KV {k['kv_dtype']}, workload {k['workload']} ({v['prompt_tokens']} in / "
+            f"{v['output_tokens']} out), context {to_plain(v['context_tokens'])}, "
+            f"batch {v['batch_size']}, {to_plain(v['price_per_gpu_hour'])} USD per GPU-hour")
+
+
+def shape_rows(result: Result) -> list[dict]:
+    from ledgerbuild.formulas.shapes import CACHED, SHAPES, B, T
+
+    v = {sp.Symbol(n): val for n, val in result.inputs.items()}
+    prompt, ctx = result.inputs["prompt_tokens"], result.inputs["context_tokens"]
+    phases = {"prefill": {B: v[sp.Symbol("batch_size")], T: prompt, CACHED: prompt},
+              "decode": {B: v[sp.Symbol("batch_size")], T: 1, CACHED: sp.floor(ctx) + 1}}
+    rows = []
+    for step, tensor, dims, when in SHAPES:
+        if when is None or when in result.tags:
+            shown = {p: "[" + ", ".join(f"{int(sp.sympify(d).xreplace({**v, **s})):,}"
+                                        for d in dims) + "]" for p, s in phases.items()}
+            rows.append({"step": step, "tensor": tensor, **shown})
+    return rows
+
+
+def layer_rows(result: Result) -> list[dict]:
+    def h(name, unit):
+        return human(to_plain(result.values[name]), unit).split("  (")[0]
+
+    return [{"step": what, "pf": h(f"layer_{s}_flops_prefill", "FLOP"),
+             "pb": h(f"layer_{s}_bytes_prefill", "bytes"), "df": h(f"layer_{s}_flops_decode", "FLOP"),
+             "db": h(f"layer_{s}_bytes_decode", "bytes")} for s, what in STEPS.items()] + [
+        {"step": "total", "pf": h("layer_flops_prefill", "FLOP"), "pb": h("layer_bytes_prefill", "bytes"),
+         "df": h("layer_flops_decode", "FLOP"), "db": h("layer_bytes_decode", "bytes")}]
+
+
+def model_context(ledger: Ledger, result: Result, plots: list[str]) -> dict:
+    zeros = structural_zeros(result)
+    used = {s.name for q in result.quantities for s in for_model(q.expr, zeros).free_symbols}
+    fields = [{"name": i.name, "value": f"{to_plain(result.inputs[i.name]):,}",
+               "description": i.description}
+              for i in ledger.inputs_of("model") if i.name in used]
+    topics = [{"name": t, "quantities": [derivation(ledger, result, q) for q in result.quantities
+                                         if q.topic == t]} for t in ledger.topics]
+    return {"model": {"id": result.model_id, "name": result.model_name},
+            "scenario": scenario_text(result), "time_model": time_model_text(result.keys["time_model"]),
+            "variants": sorted(result.tags), "fields": fields, "shapes": shape_rows(result),
+            "prefill_tokens": f"{to_plain(result.inputs['prompt_tokens']):,}",
+            "batch": to_plain(result.inputs["batch_size"]),
+            "decode_cached": f"{int(sp.floor(result.inputs['context_tokens'])) + 1:,}",
+            "layer_rows": layer_rows(result), "topics": topics, "plots": plots,
+            "layer_intensity": {p: tex_number(result.values[f"layer_intensity_{p}"])
+                                .replace("{,}", ",") for p in ("prefill", "decode")},
+            "body": f"{result.model_id}-body"}
+
+
+def index_row(result: Result) -> dict:
+    def h(name, unit):
+        return human(to_plain(result.values[name]), unit).split("  (")[0]
+
+    return {"id": result.model_id, "variants": ", ".join(sorted(result.tags)),
+            "params": h("params_total", "params"), "kv": h("kv_bytes_per_token", "bytes"),
+            "concurrency": h("max_concurrency", "requests"), "tpot": h("tpot_s", "s"),
+            "usd": h("usd_per_million_output_tokens", "USD")}
+
+
+def write_text(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def prepare_folder(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise LedgerError(f"{out}: is a file; -o takes a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise LedgerError(f"{out}: cannot create the output folder ({e.strerror})") from None
+
+
+def write_docs(model_spec: str, formats: list[str], sets: dict, out: Path,
+               templates: Path | None = None, plots: bool = True) -> str:
+    """Write the documents; return a one-line summary."""
+    envs = {fmt: environment(fmt, templates) for fmt in formats}
+    evaluator = Evaluator(sets)
+    results = [evaluator.evaluate(m) for m in select(model_spec, catalog.models(), "models")]
+    out = Path(out)
+    prepare_folder(out)
+    written = 0
+    figures = {}
+    if plots:
+        from .plots import model_figures  # matplotlib only when plots are asked for
+        figures = model_figures(results, sets, out)
+    for result in results:
+        figures_of = figures.get(result.model_id, [])
+        written += len(figures_of)
+        context = model_context(evaluator.ledger, result, figures_of)
+        for fmt, env in envs.items():
+            main = "model.md.j2" if fmt == "md" else "model.tex.j2"
+            write_text(out / f"{result.model_id}.{fmt}", render(env, main, context))
+            written += 1
+            if fmt == "tex":
+                write_text(out / f"{result.model_id}-body.tex", render(env, "model-body.tex.j2", context))
+                written += 1
+    for fmt, env in envs.items():
+        index = {"models": [index_row(r) for r in results], "scenario": scenario_text(results[0]),
+                 "time_model": time_model_text(results[0].keys["time_model"])}
+        write_text(out / f"index.{fmt}", render(env, f"index.{fmt}.j2", index))
+        written += 1
+    return f"wrote {written} files for {len(results)} models to {out}"
+
+
+def derive(model: str, quantity: str, fmt: str, sets: dict, templates: Path | None = None) -> str:
+    """One quantity's derivation for one model, as an embeddable snippet."""
+    evaluator = Evaluator(sets)
+    if quantity not in evaluator.ledger.forms:
+        raise LedgerError(f"unknown quantity {quantity!r}"
+                          f"{close_matches(quantity, evaluator.ledger.forms)}")
+    result = evaluator.evaluate(model)
+    q = next((q for q in result.quantities if q.name == quantity), None)
+    if q is None:
+        raise LedgerError(f"{quantity} does not apply to {result.model_id} (variants: "
+                          f"{', '.join(sorted(result.tags))})")
+    env = environment(fmt, templates)
+    return render(env, f"quantity.{fmt}.j2", {"q": derivation(evaluator.ledger, result, q)})

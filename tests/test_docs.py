@@ -1,0 +1,126 @@
+"""Derivations: every .tex compiles with pdflatex, every Markdown math span converts to MathML
+(latex2mathml), the numbers in the documents equal `show --json`, catalog strings cannot
+inject LaTeX, templates fail with one clear line."""
+import json
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+import yaml
+from latex2mathml.converter import convert
+from typer.testing import CliRunner
+
+from ledgerbuild.cli import app
+from ledgerbuild.writers.docs import write_docs
+
+runner = CliRunner()
+MATH = re.compile(r"\$\$\n(.*?)\n\$\$", re.S)
+ANCHOR = re.compile(r'<a id="q-(\w+)"></a>')
+
+
+def result_lines(markdown: str) -> dict:
+    """quantity -> the math of its last display (the result), section by section."""
+    parts = ANCHOR.split(markdown)[1:]
+    return {name: MATH.findall(body)[-1].removeprefix("= ") for name, body in
+            zip(parts[::2], parts[1::2])}
+
+
+@pytest.fixture(scope="module")
+def docs_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("docs")
+    write_docs("all", ["md", "tex"], {}, out, plots=False)
+    write_docs("llama-3-8b,deepseek-v3", ["tex"], {}, out, plots=True)  # with figures
+    return out
+
+
+def _need_pdflatex():
+    if shutil.which("pdflatex") is None:
+        message = "pdflatex is not installed (the README's test command installs it)"
+        pytest.fail(message) if os.environ.get("CI") else pytest.skip(message)
+
+
+def _compile(tex_path):
+    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
+                          tex_path.name], cwd=tex_path.parent, capture_output=True, text=True,
+                         timeout=300)
+    return run.returncode, run.stdout
+
+
+def test_every_tex_compiles(docs_dir):
+    _need_pdflatex()
+    documents = [p for p in docs_dir.glob("*.tex") if not p.name.endswith("-body.tex")]
+    assert len(documents) == 25  # 24 models + index
+    for tex in documents:
+        code, log = _compile(tex)
+        assert code == 0, (tex.name, log[-2000:])
+        assert (tex.with_suffix(".pdf")).stat().st_size > 10_000
+
+
+def test_every_markdown_math_span_converts_to_mathml(docs_dir):
+    spans = 0
+    for md in docs_dir.glob("*.md"):
+        for span in MATH.findall(md.read_text()):
+            convert(span)
+            spans += 1
+    assert spans > 24 * 100 * 3
+
+
+def _number(tex: str) -> float:
+    head = tex.split(r"\ \text")[0].replace("{,}", "")
+    m = re.fullmatch(r"(-?[\d.]+)(?: \\times 10\^\{(-?\d+)\})?", head.strip())
+    return float(m.group(1)) * 10 ** int(m.group(2) or 0)
+
+
+@pytest.mark.parametrize("model", ["llama-3-8b", "deepseek-v3", "gemma-3-27b", "gpt-oss-20b"])
+def test_document_numbers_equal_show_json(docs_dir, model):
+    shown = json.loads(runner.invoke(app, ["show", model, "--json"]).output)["quantities"]
+    sections = result_lines((docs_dir / f"{model}.md").read_text())
+    assert set(sections) == set(shown)
+    for name, result in sections.items():
+        want = shown[name]["value"]
+        assert _number(result) == pytest.approx(want, rel=5e-5, abs=1e-12), name
+
+
+def test_derive_snippets_have_stable_anchor_and_label():
+    md = runner.invoke(app, ["derive", "llama-3-8b", "kv_bytes_per_token"]).output
+    assert '<a id="q-kv_bytes_per_token"></a>' in md and "131{,}072" in md  # lecture §5.1
+    tex = runner.invoke(app, ["derive", "llama-3-8b", "kv_bytes_per_token", "--format", "tex"]).output
+    assert r"\label{q:llama-3-8b:kv_bytes_per_token}" in tex
+
+
+def test_catalog_strings_cannot_inject_latex(tmp_path):
+    _need_pdflatex()
+    with open("models/llama-3.2-1b.yaml") as f:
+        entry = yaml.safe_load(f)
+    entry["id"] = "evil"
+    entry["name"] = r"Evil_{model} & 100% #1 \input{/etc/passwd} $x$ ~^"
+    path = tmp_path / "evil.yaml"
+    path.write_text(yaml.safe_dump(entry))
+    out = tmp_path / "docs"
+    write_docs(str(path), ["tex"], {}, out, plots=False)
+    body = (out / "evil-body.tex").read_text()
+    assert r"\input{/etc/passwd}" not in body
+    assert r"Evil\_\{model\} \& 100\% \#1 \textbackslash{}input\{/etc/passwd\} \$x\$" in body
+    code, log = _compile(out / "evil.tex")
+    assert code == 0, log[-2000:]
+
+
+def test_template_folder_errors_are_one_line(tmp_path):
+    mine = tmp_path / "tpl"
+    shutil.copytree("templates", mine)
+    (mine / "index.md.j2").unlink()
+    result = runner.invoke(app, ["docs", "--format", "md", "--templates", str(mine), "-o",
+                                 str(tmp_path / "o")])
+    assert result.exit_code == 2 and "index.md.j2: template missing" in result.output
+    shutil.copy("templates/index.md.j2", mine / "index.md.j2")
+    (mine / "quantity.md.j2").write_text("line one\n{% for x in %}\n")
+    result = runner.invoke(app, ["derive", "llama-3-8b", "params_total", "--templates", str(mine)])
+    assert result.exit_code == 2
+    assert "quantity.md.j2 line 2: template syntax error" in result.output
+
+
+def test_unknown_quantity_names_the_close_ones():
+    result = runner.invoke(app, ["derive", "llama-3-8b", "param_total"])
+    assert result.exit_code == 2 and "did you mean params_total" in result.output
