@@ -5,6 +5,7 @@
    (lambdify included) and warm, against exact sympy evaluation of the same points
    (extrapolated from a sample) as the alternative.
 3. `ledgerbuild xlsx --models all` as a whole process, and the file size.
+4. Sort-based vs sorting-free (rejection) top-p sampling at a vocabulary of 128,256.
 Machines here are shared and noisy: read the medians, and the ratios more than the seconds.
 """
 from __future__ import annotations
@@ -63,6 +64,7 @@ def main() -> None:
     show = whole_process(["show", "llama-3-8b", "--json"], runs=7)
     print(f"show llama-3-8b --json: median {show:.2f} s per process (7 runs; target < 1 s)")
     sweep_benchmark()
+    sampling_benchmark()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "ledger.xlsx"
         xlsx = whole_process(["xlsx", "--models", "all", "-o", str(path)], runs=5)
@@ -72,3 +74,25 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def sampling_benchmark() -> None:
+    """Sort-based top-p vs rejection top-p in numpy, vocabulary 128,256."""
+    from ledgerbuild.sim.rejection import sample_rejection_batch, sample_top_p_sorted
+
+    rng = np.random.default_rng(0)
+    for batch in (1, 64, 256):
+        logits = rng.normal(size=(batch, 128_256)) * 2
+        probs = np.exp(logits - logits.max(1, keepdims=True))
+        probs /= probs.sum(1, keepdims=True)
+        sort_t, rej_t, rounds = [], [], []
+        for _ in range(3):
+            start = time.perf_counter()
+            sample_top_p_sorted(probs, 0.9, rng)
+            sort_t.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            rounds.append(sample_rejection_batch(probs, 0.9, rng)[1])
+            rej_t.append(time.perf_counter() - start)
+        s, r = statistics.median(sort_t), statistics.median(rej_t)
+        print(f"top-p 0.9, vocab 128,256, batch {batch}: sort {s * 1e3:.1f} ms, rejection "
+              f"{r * 1e3:.1f} ms ({s / r:.1f}x), mean rounds {statistics.mean(rounds):.3f}")

@@ -178,5 +178,51 @@ def derive(model: str = typer.Argument(..., help="Catalog id, model YAML or HF c
     sys.stdout.write(derive_snippet(model, quantity, format_, _sets(set_), templates))
 
 
+sample_app = typer.Typer(no_args_is_help=True, help="The lecture's §7 sampling demos.")
+app.add_typer(sample_app, name="sample")
+
+
+def _print_rows(name: str, rows: list[dict], as_json: bool) -> None:
+    if as_json:
+        import json
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return
+    from rich.table import Table
+
+    table = Table(title=name, title_justify="left")
+    for col in rows[0]:
+        table.add_column(col)
+    for r in rows:
+        table.add_row(*(str(v) for v in r.values()))
+    out.print(table)
+
+
+def _demo_command(name: str):
+    def command(json_: bool = typer.Option(False, "--json", help="Print JSON rows.")):
+        from .sim.demos import DEMOS
+
+        _print_rows(name, DEMOS[name](), json_)
+    command.__doc__ = (f"The §7 {name} demo as a table.\n\n"
+                       f"Example: `ledgerbuild sample {name} --json`")
+    return guarded(command)
+
+
+for _name in ("truncation", "order", "penalties", "rejection"):
+    sample_app.command(_name)(_demo_command(_name))
+
+
+@sample_app.command("report")
+@guarded
+def sample_report(output: Path = typer.Option(Path("build/sampling.md"), "-o", "--output",
+                                              help="Markdown file (a PNG plot is written beside it)")):
+    """Write every §7 demo as one Markdown report with a plot.
+
+    Example: `ledgerbuild sample report -o build/sampling.md`
+    """
+    from .sim.report import write_report
+
+    out.print(write_report(output), highlight=False)
+
+
 if __name__ == "__main__":  # python -m ledgerbuild.cli
     app()

@@ -1,0 +1,76 @@
+"""The lecture's §7 sampling demos as tables (lists of dicts): CLI, JSON and the report read
+these. Parameters the lecture does not state are stated here (min-p: T = 1.5, min_p = 0.05)."""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from .rejection import expected_rejection_rounds, sample_rejection
+from .sampling import (apply_repetition_penalty, filter_probs, frequency_presence,
+                       total_variation, zipf_logits)
+
+TRUNCATIONS = [
+    ("none", {}), ("top-k 50", {"top_k": 50}), ("top-p 0.9", {"top_p": 0.9}),
+    ("min-p 0.05", {"min_p": 0.05}), ("T 1.5, top-p 0.9", {"temperature": 1.5, "top_p": 0.9}),
+    ("T 1.5, min-p 0.05", {"temperature": 1.5, "min_p": 0.05}),
+]
+
+
+def _entropy_bits(p):
+    q = p[p > 0]
+    return float(-(q * np.log2(q)).sum())
+
+
+def truncation(vocab=32_000, exponent=1.5) -> list[dict]:
+    """§7.1: how many tokens each rule keeps on a Zipf vocabulary (p ~ r^-exponent)."""
+    z = zipf_logits(vocab, exponent)
+    rows = []
+    for name, kw in TRUNCATIONS:
+        p = filter_probs(z, **kw)
+        rows.append({"rule": name, "kept_tokens": int((p > 0).sum()),
+                     "top_token_prob": round(float(p.max()), 4), "entropy_bits": round(_entropy_bits(p), 3)})
+    return rows
+
+
+def order(vocab=32_000, exponent=1.5, temperature=1.5, top_p=0.9) -> list[dict]:
+    """§7.2: temperature then top-p, against top-p then temperature."""
+    z = zipf_logits(vocab, exponent)
+    a = filter_probs(z, temperature=temperature, top_p=top_p)
+    b = filter_probs(z, temperature=temperature, top_p=top_p, order=["top_p", "temperature"])
+    tv = round(total_variation(a, b), 4)
+    return [{"order": "temperature -> top-p", "kept_tokens": int((a > 0).sum()), "tv_distance": tv},
+            {"order": "top-p -> temperature", "kept_tokens": int((b > 0).sum()), "tv_distance": tv}]
+
+
+def penalties() -> list[dict]:
+    """§7.3: token 0 seen 3 times (logit +2), token 1 seen once (logit -1)."""
+    logits, seen = np.array([2.0, -1.0]), Counter({0: 3, 1: 1})
+    rows = [("repetition_penalty 1.3 (CTRL/HF)", apply_repetition_penalty(logits.copy(), 1.3, seen)),
+            ("frequency_penalty 0.5 (OpenAI)", frequency_presence(logits.copy(), 0.5, 0.0, seen)),
+            ("presence_penalty 0.5 (OpenAI)", frequency_presence(logits.copy(), 0.0, 0.5, seen))]
+    return [{"penalty": n, "token_0": round(float(v[0]), 2), "token_1": round(float(v[1]), 2)}
+            for n, v in rows]
+
+
+def rejection(draws=20_000, seed=0) -> list[dict]:
+    """§7.4 and exercise 5(b): rounds of sorting-free top-p, exact and measured."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    cases = [("exercise 5 [0.5,0.2,0.15,0.1,0.05]", np.array([0.5, 0.2, 0.15, 0.1, 0.05]), 0.6)]
+    z = np.exp(zipf_logits(1_000))
+    cases.append(("Zipf 1,000, top-p 0.9", z / z.sum(), 0.9))
+    for name, probs, top_p in cases:
+        want = filter_probs(np.log(probs), top_p=top_p)
+        for dual in (False, True):
+            got = [sample_rejection(probs, top_p=top_p, rng=rng, dual_pivot=dual) for _ in range(draws)]
+            hist = np.bincount([t for t, _ in got], minlength=len(probs)) / draws
+            exact = expected_rejection_rounds(probs, top_p) if len(probs) <= 50 else None
+            rows.append({"case": name, "dual_pivot": dual, "mean_rounds": round(float(np.mean([r for _, r in got])), 4),
+                         "max_rounds": int(max(r for _, r in got)),
+                         "exact_mean_rounds": str(exact) if exact is not None else "",
+                         "tv_vs_sorted": round(total_variation(hist, want), 4)})
+    return rows
+
+
+DEMOS = {"truncation": truncation, "order": order, "penalties": penalties, "rejection": rejection}
