@@ -207,7 +207,8 @@ def _demo_command(name: str):
     return guarded(command)
 
 
-for _name in ("truncation", "order", "penalties", "rejection"):
+for _name in ("truncation", "order", "penalties", "rejection", "beam", "reproducibility",
+              "attention"):
     sample_app.command(_name)(_demo_command(_name))
 
 

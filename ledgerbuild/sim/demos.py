@@ -7,6 +7,7 @@ from collections import Counter
 import numpy as np
 
 from .rejection import expected_rejection_rounds, sample_rejection
+from .tiny_decoder import TinyDecoder
 from .sampling import (apply_repetition_penalty, filter_probs, frequency_presence,
                        total_variation, zipf_logits)
 
@@ -74,3 +75,63 @@ def rejection(draws=20_000, seed=0) -> list[dict]:
 
 
 DEMOS = {"truncation": truncation, "order": order, "penalties": penalties, "rejection": rejection}
+
+
+PROMPT = [1, 2, 3, 4, 5]
+
+
+def beam(steps=20, widths=(1, 2, 4, 8), seed=0) -> list[dict]:
+    """§7.5: beam width against the best sequence's total log-probability (tiny decoder, 20 tokens)."""
+    from .decoding import beam_search
+
+    model = TinyDecoder(seed=seed)
+    rows = []
+    for w in widths:
+        tokens, score, copies = beam_search(model, PROMPT, w, steps)
+        rows.append({"width": w, "total_log_prob": round(score, 3), "kv_copies": sum(copies),
+                     "tokens": " ".join(map(str, tokens[:8])) + " ..."})
+    return rows
+
+
+def reproducibility(steps=10, seed=0) -> list[dict]:
+    """§7.6: request A alone, first and third in a batch; per-request generators vs one shared."""
+    from .decoding import sample_batch
+
+    model = TinyDecoder(seed=seed)
+    a, others, seeds = [7, 8, 9], [[1, 2], [3, 4, 5]], [11, 12]
+    rows = []
+    for per_request in (True, False):
+        runs = {"alone": sample_batch(model, [a], [42], steps, per_request)[0],
+                "first": sample_batch(model, [a] + others, [42, *seeds], steps, per_request)[0],
+                "third": sample_batch(model, others + [a], [*seeds, 42], steps, per_request)[2]}
+        for where, tokens in runs.items():
+            rows.append({"generators": "per request" if per_request else "shared",
+                         "position_of_A": where, "tokens_of_A": " ".join(map(str, tokens)),
+                         "same_as_alone": tokens == runs["alone"]})
+    return rows
+
+
+def attention_variants(steps=40, seed=0) -> list[dict]:
+    """§5.2-5.3: GQA = MHA with duplicated KV heads; pooling an MHA model's KV heads changes
+    its output (random weights exaggerate it); MLA absorbed = naive in float64."""
+    from .tiny_decoder import TinyConfig, duplicate_kv_heads, mla_naive_vs_absorbed, pool_kv_heads
+
+    gqa = TinyDecoder(seed=seed)
+    base, base_logits = gqa.greedy(PROMPT, steps)
+    dup, dup_logits = duplicate_kv_heads(gqa).greedy(PROMPT, steps)
+    mha = TinyDecoder(TinyConfig(kv_heads=4), seed=seed + 1)
+    ref, _ = mha.greedy(PROMPT, steps)
+    rows = [{"comparison": "GQA (2 KV heads) vs MHA with duplicated KV heads",
+             "same_tokens": f"{sum(x == y for x, y in zip(base, dup))}/{steps}",
+             "max_abs_diff": f"{np.abs(base_logits - dup_logits).max():.1e} (logits, float32)"}]
+    for kv, name in ((2, "GQA"), (1, "MQA")):
+        pooled, _ = pool_kv_heads(mha, kv).greedy(PROMPT, steps)
+        rows.append({"comparison": f"MHA pooled to {name} ({kv} KV heads), no retraining",
+                     "same_tokens": f"{sum(x == y for x, y in zip(ref, pooled))}/{steps}",
+                     "max_abs_diff": ""})
+    rows.append({"comparison": "MLA naive vs absorbed attention (float64)", "same_tokens": "",
+                 "max_abs_diff": f"{mla_naive_vs_absorbed(seed):.1e}"})
+    return rows
+
+
+DEMOS.update({"beam": beam, "reproducibility": reproducibility, "attention": attention_variants})
