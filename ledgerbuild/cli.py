@@ -212,6 +212,36 @@ for _name in ("truncation", "order", "penalties", "rejection", "beam", "reproduc
     sample_app.command(_name)(_demo_command(_name))
 
 
+@sample_app.command("filter")
+@guarded
+def sample_filter(temperature: float = typer.Option(1.0, help="0 = greedy"),
+                  top_k: int = typer.Option(0, help="0 = off"),
+                  top_p: float = typer.Option(1.0, help="in (0, 1]"),
+                  min_p: float = typer.Option(0.0, help="in [0, 1]"),
+                  typical_p: float = typer.Option(1.0, help="in (0, 1]"),
+                  order: str = typer.Option("transformers", help="transformers | vllm"),
+                  vocab: int = typer.Option(32_000, help="Zipf vocabulary size"),
+                  exponent: float = typer.Option(1.5, help="p ~ rank^-exponent"),
+                  json_: bool = typer.Option(False, "--json", help="Print JSON.")):
+    """Your own parameters on the lecture's Zipf vocabulary: tokens kept, top probability.
+
+    Example: `ledgerbuild sample filter --temperature 1.5 --top-p 0.9`
+    """
+    import numpy as np
+
+    from .sim.sampling import filter_probs, zipf_logits
+
+    if vocab < 1:
+        raise LedgerError(f"--vocab must be >= 1, got {vocab}")
+    try:
+        p = filter_probs(zipf_logits(vocab, exponent), temperature=temperature, top_k=top_k,
+                         top_p=top_p, min_p=min_p, typical_p=typical_p, order=order)
+    except ValueError as e:
+        raise LedgerError(str(e)) from None
+    _print_rows("filter", [{"kept_tokens": int((p > 0).sum()), "top_token_prob": float(p.max()),
+                            "kept_mass_of_top_100": float(np.sort(p)[::-1][:100].sum())}], json_)
+
+
 @sample_app.command("report")
 @guarded
 def sample_report(output: Path = typer.Option(Path("build/sampling.md"), "-o", "--output",

@@ -147,3 +147,19 @@ def test_cli_sample_demos_and_report(tmp_path):
     assert result.exit_code == 0
     text = (tmp_path / "s.md").read_text()
     assert "8603/6460" in text and (tmp_path / "s.png").stat().st_size > 10_000
+
+
+def test_cli_sample_filter_and_bad_parameters():
+    import json
+
+    from typer.testing import CliRunner
+
+    from ledgerbuild.cli import app
+
+    runner = CliRunner()
+    out = runner.invoke(app, ["sample", "filter", "--temperature", "1.5", "--top-p", "0.9", "--json"])
+    assert json.loads(out.output)[0]["kept_tokens"] == 10_705  # §7.2
+    for bad in (["--top-p", "1.5"], ["--top-p", "0"], ["--temperature", "-1"], ["--top-k", "-2"],
+                ["--order", "sglang"]):
+        result = runner.invoke(app, ["sample", "filter", *bad])
+        assert result.exit_code == 2 and result.output.startswith("error:"), bad

@@ -124,7 +124,7 @@ def filter_probs(logits, *, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0, typi
     """The final probability vector (float64) after penalties, temperature and truncation."""
     logits = np.array(logits, dtype=np.float64)
     _check(logits, temperature, top_k, top_p, min_p, typical_p, [*prompt_ids, *output_ids])
-    stages = ORDERS[order] if isinstance(order, str) else list(order)
+    stages = ORDERS.get(order, []) if isinstance(order, str) else list(order)
     unknown = set(stages) - set(ORDERS["transformers"])
     if (isinstance(order, str) and order not in ORDERS) or unknown:
         raise ValueError(f"order {order!r}: valid: {', '.join(ORDERS)} or a list of "
