@@ -20,6 +20,8 @@ PY="${PYTHON:-python3}"
 # torch first and pinned: 2.13.0 is the local CPU wheel; nothing else may pull a CUDA build.
 "$PY" -m pip install -q --disable-pip-version-check torch==2.13.0
 "$PY" -m pip install -q --disable-pip-version-check -e '.[test]'
+# GPT-2's gpt2.tiktoken ships inside openai-whisper; its own dependencies (torch, numba) are not needed
+"$PY" -m pip install -q --disable-pip-version-check --no-deps openai-whisper==20250625
 
 set +e
 "$PY" -m pytest -p no:cacheprovider "$@"

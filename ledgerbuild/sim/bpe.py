@@ -1,0 +1,151 @@
+"""Byte-level BPE in the GPT-2 style (lecture §8.2; Sennrich et al. 2016; GPT-2).
+
+256 byte tokens; pre-tokenization with the GPT-2 regex (the `regex` package: `re` has no
+\\p{L}); training merges the most frequent adjacent pair, again and again, with pair counts
+updated incrementally: only the words that contain the merged pair are rewritten, and a max-heap
+with lazy invalidation finds the next pair. Ties: "first" takes the pair seen first; "hf" takes
+the smallest pair in HF `tokenizers`' own id order (bytes ranked by their ByteLevel character,
+then merges in creation order), so the merges equal HF's BpeTrainer. Encoding applies merges by
+rank inside each pre-token. Shortcut: no special tokens.
+"""
+from __future__ import annotations
+
+import heapq
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import regex
+
+GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+_SPLIT = regex.compile(GPT2_PATTERN)
+
+
+def bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's printable stand-in character for each byte (HF ByteLevel uses the same map)."""
+    visible = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    chars, extra = list(visible), 0
+    for b in range(256):
+        if b not in visible:
+            visible.append(b)
+            chars.append(256 + extra)
+            extra += 1
+    return dict(zip(visible, map(chr, chars)))
+
+
+_HF_BYTE_RANK = {b: r for r, (b, _) in enumerate(sorted(bytes_to_unicode().items(),
+                                                         key=lambda kv: ord(kv[1])))}
+
+
+class Tokenizer:
+    def __init__(self, merges: list[tuple[bytes, bytes]]):
+        self.merges = list(merges)
+        self.vocab = [bytes([b]) for b in range(256)] + [a + b for a, b in self.merges]
+        self._id = {t: i for i, t in enumerate(self.vocab)}
+        self._rank = {(self._id[a], self._id[b]): 256 + i for i, (a, b) in enumerate(self.merges)}
+
+    def _encode_piece(self, ids: list[int]) -> list[int]:
+        while len(ids) > 1:
+            pairs = [(self._rank.get(p, 1 << 62), i) for i, p in enumerate(zip(ids, ids[1:]))]
+            rank, i = min(pairs)
+            if rank == 1 << 62:
+                break
+            ids = ids[:i] + [rank] + ids[i + 2:]
+        return ids
+
+    def encode(self, text: str) -> list[int]:
+        out = []
+        for piece in _SPLIT.findall(text):
+            out.extend(self._encode_piece(list(piece.encode("utf-8"))))
+        return out
+
+    def token_bytes(self, token: int) -> bytes:
+        return self.vocab[token]
+
+    def decode(self, ids) -> str:
+        return b"".join(self.vocab[i] for i in ids).decode("utf-8", errors="replace")
+
+    def save(self, path) -> None:
+        Path(path).write_text(json.dumps({"merges": [[a.hex(), b.hex()] for a, b in self.merges]}))
+
+    @classmethod
+    def load(cls, path) -> Tokenizer:
+        data = json.loads(Path(path).read_text())
+        return cls([(bytes.fromhex(a), bytes.fromhex(b)) for a, b in data["merges"]])
+
+
+def _pairs(word):
+    return zip(word, word[1:])
+
+
+def _merge_word(word: tuple, pair: tuple, new: int) -> tuple:
+    out, i = [], 0
+    while i < len(word):
+        if i + 1 < len(word) and (word[i], word[i + 1]) == pair:
+            out.append(new)
+            i += 2
+        else:
+            out.append(word[i])
+            i += 1
+    return tuple(out)
+
+
+def train(text: str, vocab_size: int, *, tie_break: str = "first") -> Tokenizer:
+    """Learn vocab_size - 256 merges from `text` (fewer if the pairs run out)."""
+    if vocab_size < 256:
+        raise ValueError(f"vocab_size must be >= 256 (the byte alphabet), got {vocab_size}")
+    if not text:
+        raise ValueError("the corpus is empty")
+    if tie_break not in ("first", "hf"):
+        raise ValueError(f"tie_break must be 'first' or 'hf', got {tie_break!r}")
+    counts = Counter(_SPLIT.findall(text))
+    words = [tuple(w.encode("utf-8")) for w in counts]
+    freq = list(counts.values())
+    hf_rank = dict(_HF_BYTE_RANK)  # token id -> HF's id, for tie_break="hf"
+    first_seen: dict[tuple, int] = {}
+    pair_count: Counter = Counter()
+    where: dict[tuple, set] = defaultdict(set)
+    for w, word in enumerate(words):
+        for p in _pairs(word):
+            pair_count[p] += freq[w]
+            where[p].add(w)
+            first_seen.setdefault(p, len(first_seen))
+
+    def key(p):
+        tie = (hf_rank[p[0]], hf_rank[p[1]]) if tie_break == "hf" else first_seen[p]
+        return (-pair_count[p], tie, p)
+
+    heap = [key(p) for p in pair_count]
+    heapq.heapify(heap)
+    vocab = [bytes([b]) for b in range(256)]
+    merges = []
+    while len(vocab) < vocab_size and heap:
+        neg, _, pair = heapq.heappop(heap)
+        if -neg != pair_count.get(pair, 0):  # stale entry: its count changed since pushed
+            if pair_count.get(pair, 0) > 0:
+                heapq.heappush(heap, key(pair))
+            continue
+        if -neg <= 0:
+            break
+        new = len(vocab)
+        vocab.append(vocab[pair[0]] + vocab[pair[1]])
+        merges.append((vocab[pair[0]], vocab[pair[1]]))
+        hf_rank[new] = new
+        changed = set()
+        for w in list(where.pop(pair, ())):
+            old = words[w]
+            for p in _pairs(old):
+                pair_count[p] -= freq[w]
+                changed.add(p)
+            words[w] = _merge_word(old, pair, new)
+            for p in _pairs(words[w]):
+                pair_count[p] += freq[w]
+                where[p].add(w)
+                first_seen.setdefault(p, len(first_seen))
+                changed.add(p)
+        for p in changed:
+            if pair_count[p] > 0:
+                heapq.heappush(heap, key(p))
+            else:
+                pair_count.pop(p, None)
+    return Tokenizer(merges)
