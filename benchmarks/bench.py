@@ -6,6 +6,8 @@
    (extrapolated from a sample) as the alternative.
 3. `ledgerbuild xlsx --models all` as a whole process, and the file size.
 4. Sort-based vs sorting-free (rejection) top-p sampling at a vocabulary of 128,256.
+5. BPE training against HF tokenizers; incremental against full re-decode.
+6. `ledgerbuild docs` for all models, with and without plots.
 Machines here are shared and noisy: read the medians, and the ratios more than the seconds.
 """
 from __future__ import annotations
@@ -65,15 +67,18 @@ def main() -> None:
     print(f"show llama-3-8b --json: median {show:.2f} s per process (7 runs; target < 1 s)")
     sweep_benchmark()
     sampling_benchmark()
+    tokenization_benchmark()
+    with tempfile.TemporaryDirectory() as tmp:
+        with_plots = whole_process(["docs", "-o", tmp], runs=3)
+        without = whole_process(["docs", "--no-plots", "-o", tmp], runs=3)
+        print(f"docs, 24 models, Markdown + LaTeX: with plots median {with_plots:.2f} s "
+              f"(target < 5 s), without plots {without:.2f} s (target < 2 s)")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "ledger.xlsx"
         xlsx = whole_process(["xlsx", "--models", "all", "-o", str(path)], runs=5)
         print(f"xlsx --models all (24 models, 13 GPUs): median {xlsx:.2f} s per process "
               f"(5 runs; target < 2 s); {path.stat().st_size / 1e6:.2f} MB (target < 2 MB)")
 
-
-if __name__ == "__main__":
-    main()
 
 
 def sampling_benchmark() -> None:
@@ -96,3 +101,44 @@ def sampling_benchmark() -> None:
         s, r = statistics.median(sort_t), statistics.median(rej_t)
         print(f"top-p 0.9, vocab 128,256, batch {batch}: sort {s * 1e3:.1f} ms, rejection "
               f"{r * 1e3:.1f} ms ({s / r:.1f}x), mean rounds {statistics.mean(rounds):.3f}")
+
+
+def tokenization_benchmark() -> None:
+    """BPE training vs HF tokenizers (1 MB, 1,000 merges); incremental vs full re-decode."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    from ledgerbuild.sim.bpe import train
+    from ledgerbuild.sim.streaming import IncrementalDetokenizer, full_redecode
+    from ledgerbuild.sim.token_demos import corpus
+
+    text = (corpus() * (1_000_000 // len(corpus()) + 1))[:1_000_000]
+    text = "".join(f"{line} {i}\n" for i, line in enumerate(text.splitlines()))  # vary repeats
+    text = text.encode("utf-8")[:1_000_000].decode("utf-8", errors="ignore")  # 1 MB
+    start = time.perf_counter()
+    ours = train(text, 256 + 1000, tie_break="hf")
+    ours_t = time.perf_counter() - start
+    hf = Tokenizer(models.BPE())
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    trainer = trainers.BpeTrainer(vocab_size=256 + 1000, show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    start = time.perf_counter()
+    hf.train_from_iterator([text], trainer)
+    hf_t = time.perf_counter() - start
+    print(f"BPE training, {len(text.encode()) / 1e6:.2f} MB, 1,000 merges: ours {ours_t:.2f} s, "
+          f"HF tokenizers {hf_t:.2f} s ({ours_t / hf_t:.1f}x; target within 10x)")
+    ids = (ours.encode(corpus()) * 20)[:10_000]
+    start = time.perf_counter()
+    _, work = full_redecode(ours.decode, ids)
+    full_t = time.perf_counter() - start
+    inc = IncrementalDetokenizer(ours.decode)
+    start = time.perf_counter()
+    for i in ids:
+        inc.step(i)
+    inc.flush()
+    inc_t = time.perf_counter() - start
+    print(f"10,000-token stream: full re-decode {work:,} tokens decoded in {full_t:.2f} s; "
+          f"incremental {inc.decoded_tokens:,} in {inc_t:.3f} s ({full_t / inc_t:,.0f}x faster)")
+
+
+if __name__ == "__main__":
+    main()
