@@ -156,7 +156,13 @@ def test_failed_run_keeps_previous_workbook(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["ledger.xlsx"]
 
 
-def test_help_on_every_command_shows_examples():
-    for cmd in ("list", "show", "import-config", "xlsx"):
-        result = run(cmd, "--help")
-        assert result.exit_code == 0 and "Example" in result.output, cmd
+COMMANDS = [["list"], ["show"], ["import-config"], ["xlsx"], ["docs"], ["derive"], ["tokens"],
+            *[["sample", c] for c in ("truncation", "order", "penalties", "rejection", "beam",
+                                      "reproducibility", "attention", "filter", "report")],
+            *[["bpe", c] for c in ("train", "encode", "stats", "report")], ["stream", "demo"]]
+
+
+@pytest.mark.parametrize("cmd", COMMANDS, ids=" ".join)
+def test_help_on_every_command_shows_examples(cmd):
+    result = run(*cmd, "--help")
+    assert result.exit_code == 0 and "Example" in result.output, cmd

@@ -1,13 +1,11 @@
-"""`ledgerbuild sample report`: every §7 demo as one Markdown file, with a plot of the
-truncated Zipf distributions (PNG beside the report)."""
+"""Markdown reports of the simulation demos, each with one plot (PNG beside the report):
+`ledgerbuild sample report` (§7) and `ledgerbuild bpe report` (§8)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
-
-from .demos import DEMOS, TRUNCATIONS
-from .sampling import filter_probs, zipf_logits
 
 
 def markdown_table(rows: list[dict]) -> str:
@@ -15,36 +13,73 @@ def markdown_table(rows: list[dict]) -> str:
     return head + "".join("| " + " | ".join(str(v) for v in r.values()) + " |\n" for r in rows)
 
 
-def plot(path: Path) -> None:
+def _figure(draw: Callable, path: Path, size=(8, 4)) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    z = zipf_logits()
-    fig, ax = plt.subplots(figsize=(8, 4))
-    ranks = np.arange(1, len(z) + 1)
-    for name, kw in TRUNCATIONS:
-        p = filter_probs(z, **kw)
-        kept = p > 0
-        ax.loglog(ranks[kept], p[kept], label=f"{name} ({kept.sum():,} kept)")
-    ax.set(xlabel="rank", ylabel="probability", title="Zipf vocabulary 32,000, p ~ r^-1.5")
+    fig, ax = plt.subplots(figsize=size)
+    draw(ax)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
 
 
-def write_report(path: Path) -> str:
+def draw_truncations(ax) -> None:
+    from .demos import TRUNCATIONS
+    from .sampling import filter_probs, zipf_logits
+
+    z = zipf_logits()
+    ranks = np.arange(1, len(z) + 1)
+    for name, kw in TRUNCATIONS:
+        p = filter_probs(z, **kw)
+        kept = p > 0
+        ax.loglog(ranks[kept], p[kept], label=f"{name} ({kept.sum():,} kept)")
+    ax.set(xlabel="rank", ylabel="probability", title="Zipf vocabulary 32,000, p ~ r^-1.5")
+
+
+def draw_tokens_per_char(ax) -> None:
+    from .token_demos import stats
+
+    rows = stats()
+    merges = [r["merges"] for r in rows]
+    for script in (k for k in rows[0] if k != "merges"):
+        ax.plot(merges, [r[script] for r in rows], marker=".", label=script)
+    ax.set(xlabel="merges", ylabel="tokens per character",
+           title="Byte-level BPE on the shipped corpus")
+
+
+def _cell(value):
+    return repr(value) if isinstance(value, str) and ("\n" in value or "|" in value) else value
+
+
+def write_report(path: Path, title: str, intro: str, demos: dict, draw: Callable) -> str:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     image = path.with_suffix(".png")
-    plot(image)
-    parts = ["# Sampling demos (lecture §7)\n",
-             "Numpy float64; each stage follows transformers' logits processors (checked in the "
-             "tests). min-p demo parameters (not in the lecture): temperature 1.5, min_p 0.05.\n",
-             f"![truncated distributions]({image.name})\n"]
-    for name, demo in DEMOS.items():
-        parts.append(f"## {name}\n\n{(demo.__doc__ or '').strip()}\n\n{markdown_table(demo())}")
+    _figure(draw, image)
+    parts = [f"# {title}\n", intro + "\n", f"![plot]({image.name})\n"]
+    for name, demo in demos.items():
+        rows = [{k: _cell(v) for k, v in r.items()} for r in demo()]
+        parts.append(f"## {name}\n\n{(demo.__doc__ or '').strip()}\n\n{markdown_table(rows)}")
     path.write_text("\n".join(parts), encoding="utf-8")
     return f"wrote {path} and {image}"
+
+
+def sampling_report(path: Path) -> str:
+    from .demos import DEMOS
+
+    return write_report(path, "Sampling demos (lecture §7)",
+                        "Numpy float64; each stage follows transformers' logits processors "
+                        "(checked in the tests). min-p demo parameters (not in the lecture): "
+                        "temperature 1.5, min_p 0.05.", DEMOS, draw_truncations)
+
+
+def tokenization_report(path: Path) -> str:
+    from .token_demos import DEMOS
+
+    return write_report(path, "Tokenization and streaming demos (lecture §8)",
+                        "Byte-level BPE trained on the shipped original corpus "
+                        "(ledgerbuild/sim/data/corpus.txt).", DEMOS, draw_tokens_per_char)

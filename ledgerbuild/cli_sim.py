@@ -1,0 +1,217 @@
+"""CLI commands of the simulations: sample (lecture §7), bpe, stream and tokens (§8).
+
+Registered on the main app by `ledgerbuild.cli`; same contract: parse, one library call,
+user errors as one line with exit code 2.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .cli import app, guarded, out
+from .errors import LedgerError
+
+sample_app = typer.Typer(no_args_is_help=True, help="The lecture's §7 sampling demos.")
+app.add_typer(sample_app, name="sample")
+
+
+def _print_rows(name: str, rows: list[dict], as_json: bool) -> None:
+    if as_json:
+        import json
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return
+    from rich.table import Table
+
+    table = Table(title=name, title_justify="left")
+    for col in rows[0]:
+        table.add_column(col)
+    for r in rows:
+        table.add_row(*(repr(v) if isinstance(v, str) and "\n" in v else str(v)
+                        for v in r.values()))
+    out.print(table)
+
+
+def _demo_command(name: str):
+    def command(json_: bool = typer.Option(False, "--json", help="Print JSON rows.")):
+        from .sim.demos import DEMOS
+
+        _print_rows(name, DEMOS[name](), json_)
+    command.__doc__ = (f"The §7 {name} demo as a table.\n\n"
+                       f"Example: `ledgerbuild sample {name} --json`")
+    return guarded(command)
+
+
+for _name in ("truncation", "order", "penalties", "rejection", "beam", "reproducibility",
+              "attention"):
+    sample_app.command(_name)(_demo_command(_name))
+
+
+@sample_app.command("filter")
+@guarded
+def sample_filter(temperature: float = typer.Option(1.0, help="0 = greedy"),
+                  top_k: int = typer.Option(0, help="0 = off"),
+                  top_p: float = typer.Option(1.0, help="in (0, 1]"),
+                  min_p: float = typer.Option(0.0, help="in [0, 1]"),
+                  typical_p: float = typer.Option(1.0, help="in (0, 1]"),
+                  order: str = typer.Option("transformers", help="transformers | vllm"),
+                  vocab: int = typer.Option(32_000, help="Zipf vocabulary size"),
+                  exponent: float = typer.Option(1.5, help="p ~ rank^-exponent"),
+                  json_: bool = typer.Option(False, "--json", help="Print JSON.")):
+    """Your own parameters on the lecture's Zipf vocabulary: tokens kept, top probability.
+
+    Example: `ledgerbuild sample filter --temperature 1.5 --top-p 0.9`
+    """
+    import numpy as np
+
+    from .sim.sampling import filter_probs, zipf_logits
+
+    if vocab < 1:
+        raise LedgerError(f"--vocab must be >= 1, got {vocab}")
+    try:
+        p = filter_probs(zipf_logits(vocab, exponent), temperature=temperature, top_k=top_k,
+                         top_p=top_p, min_p=min_p, typical_p=typical_p, order=order)
+    except ValueError as e:
+        raise LedgerError(str(e)) from None
+    _print_rows("filter", [{"kept_tokens": int((p > 0).sum()), "top_token_prob": float(p.max()),
+                            "kept_mass_of_top_100": float(np.sort(p)[::-1][:100].sum())}], json_)
+
+
+@sample_app.command("report")
+@guarded
+def sample_report(output: Path = typer.Option(Path("build/sampling.md"), "-o", "--output",
+                                              help="Markdown file (a PNG plot is written beside it)")):
+    """Write every §7 demo as one Markdown report with a plot.
+
+    Example: `ledgerbuild sample report -o build/sampling.md`
+    """
+    from .sim.report import sampling_report
+
+    out.print(sampling_report(output), highlight=False)
+
+
+bpe_app = typer.Typer(no_args_is_help=True, help="Byte-level BPE (lecture §8.2-8.3).")
+stream_app = typer.Typer(no_args_is_help=True, help="Streaming detokenization and stop strings "
+                                                     "(lecture §8.4-8.5).")
+app.add_typer(bpe_app, name="bpe")
+app.add_typer(stream_app, name="stream")
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except OSError as e:
+        raise LedgerError(f"{path}: cannot read ({e.strerror})") from None
+    except UnicodeDecodeError as e:
+        raise LedgerError(f"{path}: invalid UTF-8 at byte {e.start}; save the file as UTF-8") from None
+
+
+@bpe_app.command("train")
+@guarded
+def bpe_train(corpus: Path = typer.Argument(..., help="A UTF-8 text file"),
+              vocab_size: int = typer.Option(1256, help="256 bytes + merges"),
+              tie_break: str = typer.Option("first", help="first | hf"),
+              output: Path = typer.Option(Path("build/bpe.json"), "-o", "--output")):
+    """Train a byte-level BPE tokenizer and save its merges.
+
+    Example: `ledgerbuild bpe train corpus.txt --vocab-size 1256 -o build/bpe.json`
+    """
+    from .sim.bpe import train
+
+    text = _read_text(corpus)
+    try:
+        tok = train(text, vocab_size, tie_break=tie_break)
+    except ValueError as e:
+        raise LedgerError(f"{corpus}: {e}") from None
+    output.parent.mkdir(parents=True, exist_ok=True)
+    tok.save(output)
+    out.print(f"wrote {output}: {len(tok.merges)} merges", highlight=False)
+
+
+@bpe_app.command("encode")
+@guarded
+def bpe_encode(text: str = typer.Argument(..., help="Text to encode"),
+               tokenizer: Optional[Path] = typer.Option(None, help="Merges saved by `bpe train` "
+                                                        "[a tokenizer trained on the shipped corpus]"),
+               json_: bool = typer.Option(False, "--json")):
+    """Encode text: ids, and each token's bytes (a token may be half a character).
+
+    Example: `ledgerbuild bpe encode "流式输出时，半个汉字会变成乱码。"`
+    """
+    from .sim.bpe import Tokenizer
+    from .sim.token_demos import shipped_tokenizer
+
+    if tokenizer is not None and not tokenizer.is_file():
+        raise LedgerError(f"{tokenizer}: no such file")
+    tok = Tokenizer.load(tokenizer) if tokenizer else shipped_tokenizer()
+    ids = tok.encode(text)
+    rows = [{"id": i, "bytes": tok.token_bytes(i).hex(" "), "text": tok.decode([i])} for i in ids]
+    _print_rows(f"{len(ids)} tokens, {len(text)} characters", rows, json_)
+
+
+def _tables(demos: dict, names: list[str], json_: bool) -> None:
+    for name in names:
+        _print_rows(name, demos[name](), json_)
+
+
+@bpe_app.command("stats")
+@guarded
+def bpe_stats(json_: bool = typer.Option(False, "--json")):
+    """Tokens per character by script vs merges, and the half-character sentence.
+
+    Example: `ledgerbuild bpe stats --json`
+    """
+    from .sim.token_demos import DEMOS
+
+    _tables(DEMOS, ["stats", "half-characters"], json_)
+
+
+@bpe_app.command("report")
+@guarded
+def bpe_report(output: Path = typer.Option(Path("build/tokenization.md"), "-o", "--output")):
+    """Write every §8 demo as one Markdown report with a plot.
+
+    Example: `ledgerbuild bpe report -o build/tokenization.md`
+    """
+    from .sim.report import tokenization_report
+
+    out.print(tokenization_report(output), highlight=False)
+
+
+@stream_app.command("demo")
+@guarded
+def stream_demo(json_: bool = typer.Option(False, "--json")):
+    """The §8.4-8.5 demos: three detokenizers, decode work (exercise 6), split stop strings.
+
+    Example: `ledgerbuild stream demo --json`
+    """
+    from .sim.token_demos import DEMOS
+
+    _tables(DEMOS, ["detokenizers", "decode-work", "stop-strings"], json_)
+
+
+@app.command()
+@guarded
+def tokens(file: Path = typer.Argument(..., help="A UTF-8 text file"),
+           tokenizers: str = typer.Option("gpt2,cl100k,o200k,llama3,qwen3,tekken",
+                                          help="Comma-separated: gpt2, cl100k, o200k, llama3, "
+                                               "qwen3, tekken (optional packages)"),
+           usd_per_million: float = typer.Option(1.0, help="Price per million tokens"),
+           json_: bool = typer.Option(False, "--json")):
+    """Tokens, tokens per character and cost of the same text under real tokenizers.
+
+    Example: `ledgerbuild tokens README.md --tokenizers gpt2,o200k --usd-per-million 2.5`
+    """
+    from .sim.real_tokenizers import compare
+
+    text = _read_text(file)
+    if not text:
+        raise LedgerError(f"{file}: the file is empty")
+    try:
+        rows = compare(text, [t.strip() for t in tokenizers.split(",") if t.strip()],
+                       usd_per_million)
+    except LookupError as e:
+        raise LedgerError(str(e.args[0])) from None
+    _print_rows(f"{file}: {len(text):,} characters", rows, json_)
