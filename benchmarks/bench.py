@@ -34,7 +34,8 @@ def whole_process(args: list[str], runs: int) -> float:
 
 def sweep_benchmark() -> None:
     from ledgerbuild import catalog
-    from ledgerbuild.evaluate import evaluate, sweep
+    from ledgerbuild.evaluate import evaluate
+    from ledgerbuild.sweeps import sweep
 
     models, gpus = list(catalog.models()), list(catalog.gpus())
     grid = {"batch_size": list(range(1, 257)), "context_tokens": [1024 * 2**i for i in range(13)]}

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..evaluate import Result, sweep, to_plain
+from ..evaluate import Result, to_plain
+from ..sweeps import sweep
 
 CONTEXTS = np.array([2**i for i in range(8, 18)])  # 256 .. 128K
 BATCHES = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256, 512])

@@ -10,7 +10,8 @@ import sympy as sp
 from openpyxl.chart import Reference, ScatterChart, Series
 from openpyxl.utils import get_column_letter
 
-from ..evaluate import Result, inline_dependents
+from ..evaluate import Result
+from ..sweeps import inline_dependents
 from ..ledger import Ledger
 from ..printers.excel import FormulaTemplate
 from ..units import excel_format
