@@ -181,13 +181,12 @@ def write_docs(model_spec: str, formats: list[str], sets: dict, out: Path,
     out = Path(out)
     prepare_folder(out)
     written = 0
-    figures = {}
+    figures = None
     if plots:
-        from .plots import model_figures  # matplotlib only when plots are asked for
-        figures = model_figures(results, sets, out)
+        from .plots import FigureJobs  # matplotlib only when plots are asked for
+        figures = FigureJobs(results, sets, out)  # drawn while the documents are rendered
     for result in results:
-        figures_of = figures.get(result.model_id, [])
-        written += len(figures_of)
+        figures_of = figures.names[result.model_id] if figures else []
         context = model_context(evaluator.ledger, result, figures_of)
         for fmt, env in envs.items():
             main = "model.md.j2" if fmt == "md" else "model.tex.j2"
@@ -201,6 +200,8 @@ def write_docs(model_spec: str, formats: list[str], sets: dict, out: Path,
                  "time_model": time_model_text(results[0].keys["time_model"])}
         write_text(out / f"index.{fmt}", render(env, f"index.{fmt}.j2", index))
         written += 1
+    if figures:
+        written += figures.wait()
     return f"wrote {written} files for {len(results)} models to {out}"
 
 

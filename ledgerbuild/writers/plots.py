@@ -79,15 +79,27 @@ def draw(data: dict, out_dir: str, stem: str) -> list[str]:
     return names
 
 
-def draw_all(jobs: list[tuple[dict, str, str]]) -> list[list[str]]:
-    """Draw (data, folder, stem) jobs, in parallel where there is more than one core."""
-    workers = min(len(jobs), os.cpu_count() or 1)
-    if workers <= 1:
-        return [draw(*job) for job in jobs]
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        return pool.starmap(draw, jobs)
+class FigureJobs:
+    """Figures drawn in worker processes while the caller renders documents.
 
+    `names` are known at once (documents can refer to them); `wait()` returns when every
+    file is written (and re-raises a worker's error).
+    """
 
-def model_figures(results: list[Result], sets: dict, out_dir: Path) -> dict[str, list[str]]:
-    jobs = [(figure_data(r, sets), str(out_dir), f"{r.model_id}-plots") for r in results]
-    return {r.model_id: names for r, names in zip(results, draw_all(jobs))}
+    def __init__(self, results: list[Result], sets: dict, out_dir: Path):
+        self.names = {r.model_id: [f"{r.model_id}-plots.svg", f"{r.model_id}-plots.png"]
+                      for r in results}
+        jobs = [(figure_data(r, sets), str(out_dir), f"{r.model_id}-plots") for r in results]
+        workers = min(len(jobs), os.cpu_count() or 1)
+        self._pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
+        self._pending = (self._pool.starmap_async(draw, jobs) if self._pool
+                         else [draw(*job) for job in jobs])
+
+    def wait(self) -> int:
+        if self._pool is not None:
+            try:
+                self._pending.get()
+            finally:
+                self._pool.close()
+                self._pool.join()
+        return sum(len(n) for n in self.names.values())
