@@ -14,6 +14,7 @@ import sympy as sp
 
 from . import catalog
 from .errors import LedgerError, close_matches
+from .exact import compile_exact, to_fraction, to_sympy
 from .ledger import Input, Ledger, Quantity, load_formulas
 
 
@@ -167,19 +168,29 @@ class Evaluator:
     def evaluate_entry(self, entry, fields: dict) -> Result:
         keys, inputs, tags = self.inputs_for(entry, fields)
         qs = self.ledger.quantities_for(tags)
-        subs = {sp.Symbol(k): v for k, v in inputs.items()}
+        env = {k: to_fraction(v) for k, v in inputs.items()}
         values, overridden = {}, set()
         for q in qs:
             if q.name in self.sets:
-                val = _number(q.name, self.sets[q.name])
+                env[q.name] = to_fraction(_number(q.name, self.sets[q.name]))
                 overridden.add(q.name)
             else:
-                val = q.expr.xreplace(subs)
-                if not val.is_number:
-                    val = sp.nsimplify(val)
-            values[q.name] = val
-            subs[q.symbol] = val
+                try:
+                    env[q.name] = _exact_form(q)(env)
+                except ZeroDivisionError:
+                    raise LedgerError(f"model {entry.id}: {q.name} divides by zero for these "
+                                      "inputs") from None
+            values[q.name] = to_sympy(env[q.name])
         return Result(entry.id, entry.name, tags, keys, inputs, qs, values, overridden)
+
+
+_EXACT: dict = {}
+
+
+def _exact_form(q: Quantity):
+    if id(q) not in _EXACT:
+        _EXACT[id(q)] = compile_exact(q.expr)
+    return _EXACT[id(q)]
 
 
 def lookup(inp: Input, key: str) -> sp.Expr:

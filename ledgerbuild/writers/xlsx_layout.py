@@ -97,12 +97,11 @@ def header(ws, row: int, titles: list[str]) -> None:
     ws.freeze_panes = ws.cell(row=row + 1, column=2)
 
 
-def fit_row(ws, row: int, texts: dict[int, str]) -> None:
+def fit_row(ws, row: int, texts: dict[int, str], col_widths: dict[int, float]) -> None:
     """Row height for wrapped texts: LibreOffice does not grow rows that openpyxl wrote."""
     lines = 1
     for col, value in texts.items():
-        width = ws.column_dimensions[get_column_letter(col)].width or 10
-        lines = max(lines, -(-len(value or "") // max(1, int(width * 1.1))))
+        lines = max(lines, -(-len(value or "") // max(1, int(col_widths[col] * 1.1))))
     if lines > 1:
         ws.row_dimensions[row].height = 13 * lines + 2
 

@@ -29,6 +29,9 @@ class Cell:
     sets: tuple = field(default_factory=tuple)
 
 
+COLUMNS = {1: 34, 2: 24, 3: 12, 4: 60, 5: 60, 6: 40}  # name, value, unit, formula, description, source
+
+
 def model_fields_used(ledger: Ledger, result: Result) -> list[str]:
     used = set()
     for q in result.quantities:
@@ -68,7 +71,7 @@ class FormulaCache:
 def write_model_sheet(wb, ledger: Ledger, res: Result, formulas: FormulaCache,
                       cells: list[Cell]) -> None:
     ws = wb.create_sheet(res.model_id[:31])
-    widths(ws, {1: 34, 2: 24, 3: 12, 4: 60, 5: 60, 6: 40})
+    widths(ws, COLUMNS)
     text(ws, 1, 1, f"{res.model_name} ({res.model_id})", font=TITLE_FONT)
     text(ws, 2, 1, f"Variants: {', '.join(sorted(res.tags))}. Scenario on the Inputs sheet; "
                    "model fields in the Models table.")
@@ -111,4 +114,4 @@ def _describe(ws, row, name, unit, formula_text, description, source):
     text(ws, row, 4, formula_text, alignment=WRAP)
     text(ws, row, 5, description, alignment=WRAP)
     text(ws, row, 6, source, alignment=WRAP)
-    fit_row(ws, row, {4: formula_text, 5: description, 6: source})
+    fit_row(ws, row, {4: formula_text, 5: description, 6: source}, COLUMNS)

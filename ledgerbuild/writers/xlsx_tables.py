@@ -19,6 +19,7 @@ from ..units import excel_format
 from .xlsx_layout import (INPUT_FILL, LOOKUP_FILL, SECTION_FONT, TITLE_FONT, WRAP,
                           define, define_range, fit_row, header, print_setup, put, quote, text, widths)
 
+INPUT_COLUMNS = {1: 28, 2: 22, 3: 14, 4: 60, 5: 50}  # name, value, unit, description, source
 TABLE_SHEETS = {"gpus": "GPUs", "dtypes": "Precisions", "workloads": "Workloads",
                 "time_models": "TimeModels"}
 
@@ -58,7 +59,7 @@ def lookup_formula(inp: Input, key_text: str) -> str:
 def write_inputs(wb, ledger: Ledger, result, n_rows: dict) -> None:
     """The scenario: key choices (dropdowns), numbers, and the lookups they drive."""
     ws = wb.create_sheet("Inputs", 1)
-    widths(ws, {1: 28, 2: 22, 3: 14, 4: 60, 5: 50})
+    widths(ws, INPUT_COLUMNS)
     text(ws, 1, 1, "Scenario inputs - change the yellow cells", font=TITLE_FONT)
     text(ws, 2, 1, "Green cells look up the catalog tables; type a number over one to override it.")
     header(ws, 4, ["name", "value", "unit", "description", "source"])
@@ -91,7 +92,7 @@ def write_inputs(wb, ledger: Ledger, result, n_rows: dict) -> None:
         text(ws, row, 3, inp.unit)
         text(ws, row, 4, inp.description, alignment=WRAP)
         text(ws, row, 5, inp.source, alignment=WRAP)
-        fit_row(ws, row, {4: inp.description, 5: inp.source})
+        fit_row(ws, row, {4: inp.description, 5: inp.source}, INPUT_COLUMNS)
         row += 1
     print_setup(ws)
 

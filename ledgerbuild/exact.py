@@ -1,0 +1,82 @@
+"""Exact evaluation of ledger expressions with Python integers and Fractions.
+
+Scope: a sympy expression compiled once into nested closures over the node kinds the
+ledger uses (Add, Mul, Pow, Min, Max, floor, ceiling, Piecewise, relations, And). The
+arithmetic is the same exact rational arithmetic sympy performs, without building a sympy
+tree per evaluation (about ten times faster). An unsupported node raises at compile time.
+Shortcut: a non-integer power falls back to float (the ledger has none).
+"""
+from __future__ import annotations
+
+import math
+import operator
+from fractions import Fraction
+from functools import reduce
+from typing import Callable
+
+import sympy as sp
+
+Fn = Callable[[dict], object]
+_RELATIONS = {sp.Eq: operator.eq, sp.Ne: operator.ne, sp.StrictLessThan: operator.lt,
+              sp.LessThan: operator.le, sp.StrictGreaterThan: operator.gt,
+              sp.GreaterThan: operator.ge}
+
+
+def _power(base, exp):
+    if isinstance(exp, int) or (isinstance(exp, Fraction) and exp.denominator == 1):
+        return Fraction(base) ** int(exp)
+    return float(base) ** float(exp)
+
+
+def compile_exact(expr) -> Fn:
+    """A function of {symbol name: int | Fraction} giving the expression's exact value."""
+    if expr.is_Symbol:
+        name = expr.name
+        return lambda v: v[name]
+    if expr.is_Integer:
+        const = int(expr)
+        return lambda v: const
+    if expr.is_Rational:
+        const = Fraction(int(expr.p), int(expr.q))
+        return lambda v: const
+    if expr in (sp.true, sp.false):
+        const = bool(expr)
+        return lambda v: const
+    if isinstance(expr, sp.Piecewise):  # branches evaluated lazily, first true condition wins
+        pairs = [(compile_exact(e), compile_exact(c)) for e, c in expr.args]
+        return lambda v: next(e(v) for e, c in pairs if c(v))
+    args = [compile_exact(a) for a in expr.args]
+    if isinstance(expr, sp.Add):
+        return lambda v: sum(f(v) for f in args)
+    if isinstance(expr, sp.Mul):
+        return lambda v: reduce(operator.mul, (f(v) for f in args))
+    if isinstance(expr, sp.Pow):
+        base, exp = args
+        return lambda v: _power(base(v), exp(v))
+    if isinstance(expr, (sp.Min, sp.Max)):
+        pick = min if isinstance(expr, sp.Min) else max
+        return lambda v: pick(f(v) for f in args)
+    if isinstance(expr, sp.floor):
+        return lambda v: math.floor(args[0](v))
+    if isinstance(expr, sp.ceiling):
+        return lambda v: math.ceil(args[0](v))
+    if isinstance(expr, sp.And):
+        return lambda v: all(f(v) for f in args)
+    if type(expr) in _RELATIONS:
+        rel, (lhs, rhs) = _RELATIONS[type(expr)], args
+        return lambda v: rel(lhs(v), rhs(v))
+    raise TypeError(f"no exact evaluation for {type(expr).__name__}: {expr}")
+
+
+def to_fraction(value: sp.Expr):
+    return int(value) if value.is_Integer else Fraction(int(value.p), int(value.q))
+
+
+def to_sympy(value) -> sp.Expr:
+    if isinstance(value, bool):
+        return sp.Integer(int(value))
+    if isinstance(value, int):
+        return sp.Integer(value)
+    if isinstance(value, Fraction):
+        return sp.Rational(value.numerator, value.denominator)
+    return sp.Float(value)
