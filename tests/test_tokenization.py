@@ -143,3 +143,13 @@ def test_cli_bad_corpus_files(tmp_path):
     assert result.exit_code == 2 and "empty" in result.output
     small = runner.invoke(app, ["bpe", "train", "README.md", "--vocab-size", "100"])
     assert small.exit_code == 2 and "vocab_size must be >= 256" in small.output
+
+
+def test_missing_optional_package_names_what_to_install(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "quicktok" else real(name, *a))
+    result = runner.invoke(app, ["tokens", "README.md", "--tokenizers", "llama3"])
+    assert result.exit_code == 2 and "pip install quicktok-v1" in result.output

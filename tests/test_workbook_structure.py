@@ -1,0 +1,62 @@
+"""Workbook structure without LibreOffice: defined names Excel accepts, catalog strings kept as
+text, and the exact evaluator agreeing with sympy's own arithmetic."""
+import re
+
+import openpyxl
+import pytest
+import sympy as sp
+import yaml
+
+from ledgerbuild import catalog
+from ledgerbuild.evaluate import Evaluator
+from ledgerbuild.writers.xlsx import build_workbook, save_atomically
+
+CELL_LIKE = re.compile(r"^([A-Za-z]{1,3}\d+|[RrCc]\d*|[Rr]\d*[Cc]\d*)$")
+
+
+@pytest.fixture(scope="module")
+def workbook(tmp_path_factory):
+    path = tmp_path_factory.mktemp("wb") / "ledger.xlsx"
+    wb, _, _ = build_workbook("all", "all", {})
+    save_atomically(wb, path)
+    return openpyxl.load_workbook(path)
+
+
+def test_defined_names_are_valid_and_unique_regardless_of_case(workbook):
+    scopes = {"(workbook)": list(workbook.defined_names)}
+    scopes |= {ws.title: list(ws.defined_names) for ws in workbook.worksheets}
+    for scope, names in scopes.items():
+        lowered = [n.lower() for n in names]
+        assert len(lowered) == len(set(lowered)), scope
+        for name in names:
+            assert re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", name) and not CELL_LIKE.match(name), name
+
+
+def test_every_quantity_has_a_sheet_scoped_name(workbook):
+    result = Evaluator().evaluate("deepseek-v3")
+    names = set(workbook["deepseek-v3"].defined_names)
+    assert {q.name for q in result.quantities} <= names
+
+
+def test_catalog_strings_are_never_formulas(tmp_path):
+    with open("models/llama-3.2-1b.yaml") as f:
+        entry = yaml.safe_load(f)
+    entry["id"], entry["name"] = "formula-name", '=HYPERLINK("http://x","click")'
+    path = tmp_path / "formula-name.yaml"
+    path.write_text(yaml.safe_dump(entry))
+    wb, _, _ = build_workbook(f"{path},llama-3-8b", "h100-sxm", {})
+    out = tmp_path / "x.xlsx"
+    save_atomically(wb, out)
+    cell = openpyxl.load_workbook(out)["Models"]["B2"]
+    assert cell.value == '=HYPERLINK("http://x","click")' and cell.data_type == "s"
+
+
+@pytest.mark.parametrize("model_id", sorted(catalog.models()))
+def test_exact_evaluator_equals_sympy_arithmetic(model_id):
+    """The compiled exact evaluator gives what sympy's own substitution gives, every form."""
+    result = Evaluator({"gpu_count": "3", "max_batch": "100"}).evaluate(model_id)
+    subs = {sp.Symbol(k): v for k, v in result.inputs.items()}
+    for q in result.quantities:
+        want = q.expr.xreplace(subs)
+        assert want == result.values[q.name], q.name
+        subs[q.symbol] = want
