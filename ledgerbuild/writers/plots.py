@@ -2,8 +2,9 @@
 
 Every plotted number comes from the ledger: points from an evaluated Result, curves from the
 vectorised `sweep` of the same declarations (computed in this process); drawing, the slow
-part, runs in a pool of worker processes. Shortcuts: one figure of three panels per model;
-plain tick labels (1K, 1M) instead of mathtext, which is several times slower to draw.
+part, runs in worker processes, each reusing one figure for its models. Shortcuts: one figure
+of three panels per model; plain tick labels (1K, 1M) instead of mathtext, which is several
+times slower to draw.
 """
 from __future__ import annotations
 
@@ -40,43 +41,73 @@ def _si(x, _=None):
     return f"{x:g}"
 
 
-def draw(data: dict, out_dir: str, stem: str) -> list[str]:
-    import matplotlib
+class ModelFigure:
+    """One matplotlib figure reused for every model: only the data changes between models
+    (a new figure's first draw is three times slower than a redraw)."""
 
-    matplotlib.use("Agg")
-    matplotlib.rcParams["svg.fonttype"] = "none"
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter
+    def __init__(self):
+        import matplotlib
 
-    fig, (roof, kv, serve) = plt.subplots(1, 3, figsize=(13, 3.6))
-    fig.subplots_adjust(left=0.06, right=0.93, bottom=0.16, top=0.86, wspace=0.4)
-    fig.suptitle(data["title"], fontsize=10)
-    peak = data["peak_flops_per_s"] * data["gpu_count"]
-    bw = data["hbm_bandwidth_bytes_per_s"] * data["gpu_count"]
-    x = np.logspace(-1, 5, 100)
-    roof.loglog(x, np.minimum(peak, x * bw), color="k", lw=1)
-    for name, marker in (("prefill_intensity", "o"), ("decode_intensity", "s")):
-        roof.loglog(data[name], min(peak, data[name] * bw), marker, label=name.split("_")[0])
-    roof.axvline(data["ridge_point_flops_per_byte"], ls=":", color="grey")
-    roof.set(title="roofline (dotted: ridge)", xlabel="FLOP / byte", ylabel="attainable FLOP/s")
-    roof.legend(fontsize=8)
-    kv.semilogx(CONTEXTS, data["kv"] / 1e9, marker=".")
-    kv.set(title="KV cache of one sequence", xlabel="context (tokens)", ylabel="GB (1e9 bytes)")
-    serve.semilogx(BATCHES, data["throughput_tokens_per_s"], marker=".")
-    serve.set(title="serving vs batch cap", xlabel="max_batch", ylabel="output tokens/s")
-    cost = serve.twinx()
-    cost.semilogx(BATCHES, data["usd_per_million_output_tokens"], color="C1", marker=".")
-    cost.set_ylabel("USD / M output tokens (0: no fit)", color="C1")
-    for ax in (roof, kv, serve, cost):
-        ax.minorticks_off()
-        ax.xaxis.set_major_formatter(FuncFormatter(_si))
-        ax.yaxis.set_major_formatter(FuncFormatter(_si))
-    names = []
-    for ext in ("svg", "png"):
-        names.append(f"{stem}.{ext}")
-        fig.savefig(os.path.join(out_dir, names[-1]), dpi=80)
-    plt.close(fig)
-    return names
+        matplotlib.use("Agg")
+        matplotlib.rcParams["svg.fonttype"] = "none"
+        import matplotlib.pyplot as plt
+        from matplotlib.ticker import FuncFormatter
+
+        self.plt = plt
+        self.fig, (self.roof, self.kv, self.serve) = plt.subplots(1, 3, figsize=(13, 3.6))
+        self.fig.subplots_adjust(left=0.06, right=0.93, bottom=0.16, top=0.86, wspace=0.4)
+        self.cost = self.serve.twinx()
+        x = np.logspace(-1, 5, 100)
+        self.x = x
+        (self.bound,) = self.roof.loglog(x, x, color="k", lw=1)
+        (self.prefill,) = self.roof.loglog([1], [1], "o", label="prefill")
+        (self.decode,) = self.roof.loglog([1], [1], "s", label="decode")
+        self.ridge = self.roof.axvline(1, ls=":", color="grey")
+        self.roof.set(title="roofline (dotted: ridge)", xlabel="FLOP / byte",
+                      ylabel="attainable FLOP/s")
+        self.roof.legend(fontsize=8)
+        (self.kv_line,) = self.kv.semilogx(CONTEXTS, CONTEXTS, marker=".")
+        self.kv.set(title="KV cache of one sequence", xlabel="context (tokens)",
+                    ylabel="GB (1e9 bytes)")
+        (self.thr,) = self.serve.semilogx(BATCHES, BATCHES, marker=".")
+        self.serve.set(title="serving vs batch cap", xlabel="max_batch", ylabel="output tokens/s")
+        (self.usd,) = self.cost.semilogx(BATCHES, BATCHES, color="C1", marker=".")
+        self.cost.set_ylabel("USD / M output tokens (0: no fit)", color="C1")
+        for ax in (self.roof, self.kv, self.serve, self.cost):
+            ax.minorticks_off()
+            ax.xaxis.set_major_formatter(FuncFormatter(_si))
+            ax.yaxis.set_major_formatter(FuncFormatter(_si))
+
+    def update(self, data: dict) -> None:
+        peak = data["peak_flops_per_s"] * data["gpu_count"]
+        bw = data["hbm_bandwidth_bytes_per_s"] * data["gpu_count"]
+        self.bound.set_ydata(np.minimum(peak, self.x * bw))
+        for line, name in ((self.prefill, "prefill_intensity"), (self.decode, "decode_intensity")):
+            line.set_data([data[name]], [min(peak, data[name] * bw)])
+        self.ridge.set_xdata([data["ridge_point_flops_per_byte"]] * 2)
+        self.kv_line.set_ydata(data["kv"] / 1e9)
+        self.thr.set_ydata(data["throughput_tokens_per_s"])
+        self.usd.set_ydata(data["usd_per_million_output_tokens"])
+        for ax in (self.roof, self.kv, self.serve, self.cost):
+            ax.relim()
+            ax.autoscale_view()
+        self.fig.suptitle(data["title"], fontsize=10)
+
+    def save(self, out_dir: str, stem: str) -> list[str]:
+        names = [f"{stem}.svg", f"{stem}.png"]
+        for name in names:
+            self.fig.savefig(os.path.join(out_dir, name), dpi=80)
+        return names
+
+
+def draw_many(jobs: list[tuple[dict, str, str]]) -> list[list[str]]:
+    figure = ModelFigure()
+    out = []
+    for data, out_dir, stem in jobs:
+        figure.update(data)
+        out.append(figure.save(out_dir, stem))
+    figure.plt.close(figure.fig)
+    return out
 
 
 class FigureJobs:
@@ -91,9 +122,10 @@ class FigureJobs:
                       for r in results}
         jobs = [(figure_data(r, sets), str(out_dir), f"{r.model_id}-plots") for r in results]
         workers = min(len(jobs), os.cpu_count() or 1)
+        chunks = [jobs[i::workers] for i in range(workers)]
         self._pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
-        self._pending = (self._pool.starmap_async(draw, jobs) if self._pool
-                         else [draw(*job) for job in jobs])
+        self._pending = (self._pool.map_async(draw_many, chunks) if self._pool
+                         else [draw_many(c) for c in chunks])
 
     def wait(self) -> int:
         if self._pool is not None:
