@@ -1,0 +1,1 @@
+"""Printers: sympy expressions as Excel formulas and LaTeX."""

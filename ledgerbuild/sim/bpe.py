@@ -90,6 +90,42 @@ def _merge_word(word: tuple, pair: tuple, new: int) -> tuple:
     return tuple(out)
 
 
+class _PairIndex:
+    """Pair counts over the corpus's unique words, updated word by word as merges happen."""
+
+    def __init__(self, text: str):
+        counts = Counter(_SPLIT.findall(text))
+        self.words = [tuple(w.encode("utf-8")) for w in counts]
+        self.freq = list(counts.values())
+        self.count: Counter = Counter()
+        self.where: dict[tuple, set] = defaultdict(set)
+        self.first_seen: dict[tuple, int] = {}
+        for w in range(len(self.words)):
+            self._add(w)
+
+    def _add(self, w: int) -> set:
+        pairs = set(_pairs(self.words[w]))
+        for p in _pairs(self.words[w]):
+            self.count[p] += self.freq[w]
+            self.where[p].add(w)
+            self.first_seen.setdefault(p, len(self.first_seen))
+        return pairs
+
+    def merge(self, pair: tuple, new: int) -> set:
+        """Rewrite the words holding `pair`; return the pairs whose counts changed."""
+        changed = set()
+        for w in list(self.where.pop(pair, ())):
+            for p in _pairs(self.words[w]):
+                self.count[p] -= self.freq[w]
+                changed.add(p)
+            self.words[w] = _merge_word(self.words[w], pair, new)
+            changed |= self._add(w)
+        for p in changed:
+            if self.count[p] <= 0:
+                self.count.pop(p, None)
+        return changed
+
+
 def train(text: str, vocab_size: int, *, tie_break: str = "first") -> Tokenizer:
     """Learn vocab_size - 256 merges from `text` (fewer if the pairs run out)."""
     if vocab_size < 256:
@@ -98,54 +134,28 @@ def train(text: str, vocab_size: int, *, tie_break: str = "first") -> Tokenizer:
         raise ValueError("the corpus is empty")
     if tie_break not in ("first", "hf"):
         raise ValueError(f"tie_break must be 'first' or 'hf', got {tie_break!r}")
-    counts = Counter(_SPLIT.findall(text))
-    words = [tuple(w.encode("utf-8")) for w in counts]
-    freq = list(counts.values())
+    index = _PairIndex(text)
     hf_rank = dict(_HF_BYTE_RANK)  # token id -> HF's id, for tie_break="hf"
-    first_seen: dict[tuple, int] = {}
-    pair_count: Counter = Counter()
-    where: dict[tuple, set] = defaultdict(set)
-    for w, word in enumerate(words):
-        for p in _pairs(word):
-            pair_count[p] += freq[w]
-            where[p].add(w)
-            first_seen.setdefault(p, len(first_seen))
 
     def key(p):
-        tie = (hf_rank[p[0]], hf_rank[p[1]]) if tie_break == "hf" else first_seen[p]
-        return (-pair_count[p], tie, p)
+        tie = (hf_rank[p[0]], hf_rank[p[1]]) if tie_break == "hf" else index.first_seen[p]
+        return (-index.count[p], tie, p)
 
-    heap = [key(p) for p in pair_count]
+    heap = [key(p) for p in index.count]
     heapq.heapify(heap)
     vocab = [bytes([b]) for b in range(256)]
     merges = []
     while len(vocab) < vocab_size and heap:
         neg, _, pair = heapq.heappop(heap)
-        if -neg != pair_count.get(pair, 0):  # stale entry: its count changed since pushed
-            if pair_count.get(pair, 0) > 0:
+        if -neg != index.count.get(pair, 0):  # stale entry: its count changed since pushed
+            if index.count.get(pair, 0) > 0:
                 heapq.heappush(heap, key(pair))
             continue
-        if -neg <= 0:
-            break
         new = len(vocab)
         vocab.append(vocab[pair[0]] + vocab[pair[1]])
         merges.append((vocab[pair[0]], vocab[pair[1]]))
         hf_rank[new] = new
-        changed = set()
-        for w in list(where.pop(pair, ())):
-            old = words[w]
-            for p in _pairs(old):
-                pair_count[p] -= freq[w]
-                changed.add(p)
-            words[w] = _merge_word(old, pair, new)
-            for p in _pairs(words[w]):
-                pair_count[p] += freq[w]
-                where[p].add(w)
-                first_seen.setdefault(p, len(first_seen))
-                changed.add(p)
-        for p in changed:
-            if pair_count[p] > 0:
+        for p in index.merge(pair, new):
+            if p in index.count:
                 heapq.heappush(heap, key(p))
-            else:
-                pair_count.pop(p, None)
     return Tokenizer(merges)

@@ -1,0 +1,1 @@
+"""Writers: the workbook, derivations, plots, terminal tables and JSON."""
