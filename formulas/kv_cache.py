@@ -29,15 +29,17 @@ kv_elems_per_token_layer = quantity("kv_elems_per_token_layer",
 quantity("kv_elems_per_token_layer", kv_lora_rank + qk_rope_head_dim, "elements",
          "Latent plus shared RoPE key cached per token per layer", source=S53 + "; §5.4",
          topic=T, integer=True, when="mla")
-kv_bytes_per_token = quantity("kv_bytes_per_token",
-                              num_hidden_layers * kv_elems_per_token_layer * kv_dtype_bytes, B,
-                              "KV bytes per token over all layers (no window caps)", source=S51,
-                              topic=T)
+kv_bytes_per_token_layer = quantity("kv_bytes_per_token_layer",
+                                    kv_elems_per_token_layer * kv_dtype_bytes, B,
+                                    "KV bytes one token adds to one layer", source=S51, topic=T)
+kv_bytes_per_token = quantity("kv_bytes_per_token", num_hidden_layers * kv_bytes_per_token_layer,
+                              B, "KV bytes per token over all layers (no window caps)",
+                              source=S51, topic=T)
 
 
 def kv_bytes_at(tokens):
     """KV bytes of one sequence of `tokens`, windowed layers capped at their window."""
-    return kv_elems_per_token_layer * kv_dtype_bytes * visible_tokens(tokens)
+    return kv_bytes_per_token_layer * visible_tokens(tokens)
 
 
 kv_bytes_per_request = quantity("kv_bytes_per_request", kv_bytes_at(prompt_tokens + output_tokens),
@@ -54,12 +56,12 @@ kv_shard_fraction = quantity("kv_shard_fraction",
 quantity("kv_shard_fraction", 1, "fraction", "Share of the KV one GPU holds: the MLA latent is "
          "not split by heads", source=LECTURE + " §5.3, §6.1", topic=T, when="mla")
 quantity("decode_attention_intensity",
-         attn_flops_per_visible_token / (kv_elems_per_token_layer * kv_dtype_bytes), "FLOP/byte",
+         attn_flops_per_visible_token / kv_bytes_per_token_layer, "FLOP/byte",
          "Decode attention FLOPs per KV byte read (GQA: the group size at 2-byte KV)",
          source=LECTURE + " §5.2", topic=T, when="gqa")
 quantity("decode_attention_intensity",
          2 * num_attention_heads * (2 * kv_lora_rank + qk_rope_head_dim)
-         / (kv_elems_per_token_layer * kv_dtype_bytes), "FLOP/byte",
+         / kv_bytes_per_token_layer, "FLOP/byte",
          "Decode attention FLOPs per KV byte read, MLA after absorption", source=S53, topic=T,
          when="mla")
 quantity("mla_decompress_flops_layer",

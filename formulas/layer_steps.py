@@ -11,9 +11,9 @@ Attention FLOPs are causal (the lecture §4.3); seeds/001's table counts the ful
 from ledgerbuild.ledger import quantity
 
 from .flops import attn_flops_per_visible_token, triangle
-from .inputs import (batch_size, context_tokens, hidden_size, kv_dtype_bytes, num_attention_heads,
+from .inputs import (batch_size, context_tokens, hidden_size, num_attention_heads,
                      num_hidden_layers, prompt_tokens, weight_dtype_bytes)
-from .kv_cache import kv_elems_per_token_layer
+from .kv_cache import kv_bytes_per_token_layer
 from .params import attn_v_head_dim, matmul_attn_layer, matmul_mlp, params_mlp
 from .sources import SHAPES
 
@@ -25,16 +25,15 @@ matmul_o_layer = quantity("matmul_o_layer", num_attention_heads * attn_v_head_di
 matmul_qkv_layer = quantity("matmul_qkv_layer", matmul_attn_layer - matmul_o_layer, "params",
                             "Q, K, V projection weights per layer (MLA: with the latent paths)",
                             source=SRC, topic=T)
-kv_bytes_token_layer = kv_elems_per_token_layer * kv_dtype_bytes
 
 STEPS = {  # step: (prefill FLOPs, decode FLOPs, prefill bytes, decode bytes)
     "qkv": (2 * prompt_tokens * matmul_qkv_layer, 2 * batch_size * matmul_qkv_layer,
-            matmul_qkv_layer * weight_dtype_bytes + prompt_tokens * kv_bytes_token_layer,
-            matmul_qkv_layer * weight_dtype_bytes + batch_size * kv_bytes_token_layer),
+            matmul_qkv_layer * weight_dtype_bytes + prompt_tokens * kv_bytes_per_token_layer,
+            matmul_qkv_layer * weight_dtype_bytes + batch_size * kv_bytes_per_token_layer),
     "attention": (attn_flops_per_visible_token * triangle(prompt_tokens),
                   batch_size * attn_flops_per_visible_token * context_tokens,
-                  prompt_tokens * kv_bytes_token_layer,
-                  batch_size * context_tokens * kv_bytes_token_layer),
+                  prompt_tokens * kv_bytes_per_token_layer,
+                  batch_size * context_tokens * kv_bytes_per_token_layer),
     "o_proj": (2 * prompt_tokens * matmul_o_layer, 2 * batch_size * matmul_o_layer,
                matmul_o_layer * weight_dtype_bytes, matmul_o_layer * weight_dtype_bytes),
     "mlp": (2 * prompt_tokens * matmul_mlp / num_hidden_layers,

@@ -69,9 +69,13 @@ def family_of(config: dict) -> tuple[str, Family]:
             mt = _BY_CLASS.get(cls, mt)
     if mt not in FAMILIES:
         known = ", ".join(sorted(FAMILIES))
+        missing = [k for k in REQUIRED if config.get(k) is None]
+        fields = (f"; it also lacks {', '.join(missing)}" if missing else
+                  "; its decoder fields are present, but the family's layout (biases, norms, "
+                  "MLP and attention variants) is unknown")
         raise LedgerError(f"model_type {config.get('model_type')!r} "
                           f"(architectures {config.get('architectures')}) is not a known "
-                          f"architecture; known model_type values: {known}")
+                          f"architecture{fields}; known model_type values: {known}")
     return mt, FAMILIES[mt]
 
 

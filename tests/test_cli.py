@@ -50,6 +50,7 @@ def test_show_options_and_sets():
     data = json.loads(result.output)
     assert data["scenario"]["gpu_count"] == 8 and data["scenario"]["gpu"] == "h200-sxm"
     assert data["scenario"]["prompt_tokens"] == 500
+    # lecture §5.1: 2 x layers x KV heads x head_dim x bytes
     assert data["quantities"]["kv_bytes_per_token"]["value"] == 2 * 80 * 64 * 128 * 2
 
 
@@ -94,9 +95,9 @@ def test_xlsx_writes_workbook(tmp_path):
     assert wb["llama-3-8b"].defined_names["kv_bytes_per_token"].attr_text.endswith("$B$" + str(
         next(c.row for c in wb["llama-3-8b"]["A"] if c.value == "kv_bytes_per_token")))
     cell = wb["llama-3-8b"][wb["llama-3-8b"].defined_names["kv_bytes_per_token"].attr_text.split("!")[1].replace("$", "")]
-    # reads through names, as DESIGN.md shows: =num_hidden_layers*kv_elems_per_token_layer*kv_dtype_bytes
-    assert sorted(cell.value.lstrip("=").split("*")) == sorted(
-        ["num_hidden_layers", "kv_elems_per_token_layer", "kv_dtype_bytes"])
+    # reads through names (DESIGN.md: =n_layers*kv_elems_per_token_layer*kv_dtype_bytes)
+    assert sorted(cell.value.lstrip("=").split("*")) == ["kv_bytes_per_token_layer",
+                                                         "num_hidden_layers"]
 
 
 @pytest.mark.parametrize("args,fragment", [

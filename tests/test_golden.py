@@ -160,7 +160,7 @@ def test_001_layer_steps_llama3_8b_prefill_2048():
     projections = (v("layer_qkv_flops_prefill") + v("layer_o_proj_flops_prefill")) / v("layer_flops_prefill")
     assert abs(projections * 100 - 18) < 1  # 18.5%: printed "~18%"
     weights = v("layer_qkv_bytes_decode") + v("layer_o_proj_bytes_decode") + v("layer_mlp_bytes_decode")
-    weights -= 1 * v("kv_elems_per_token_layer") * v("kv_dtype_bytes")  # the one KV row written
+    weights -= v("kv_bytes_per_token_layer")  # the one KV row written
     assert round(v("layer_mlp_bytes_decode") / weights * 100, -1) == 80
     assert r.value("layer_attention_bytes_decode") == 8 * 2**20
     assert round(v("layer_intensity_decode"), 2) == 1.06  # whole model 1.05 (test above)
