@@ -24,7 +24,7 @@ PY="${PYTHON:-python3}"
 "$PY" -m pip install -q --disable-pip-version-check --no-deps openai-whisper==20250625
 
 set +e
-"$PY" -m pytest -p no:cacheprovider "$@"
+"$PY" -m pytest -p no:cacheprovider -p no:benchmark "$@"
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then
