@@ -167,3 +167,18 @@ COMMANDS = [["list"], ["show"], ["import-config"], ["xlsx"], ["docs"], ["derive"
 def test_help_on_every_command_shows_examples(cmd):
     result = run(*cmd, "--help")
     assert result.exit_code == 0 and "Example" in result.output, cmd
+
+
+def test_gpu_yaml_file_works_like_an_id(tmp_path):
+    with open("hardware/h100-sxm.yaml") as f:
+        gpu = yaml.safe_load(f)
+    gpu["id"], gpu["hbm_bandwidth_tb_per_s"] = "my-gpu", 6.7  # twice the H100's bandwidth
+    path = tmp_path / "my-gpu.yaml"
+    path.write_text(yaml.safe_dump(gpu))
+    fast = json.loads(run("show", "llama-3-8b", "--gpu", str(path), "--json").output)
+    base = json.loads(run("show", "llama-3-8b", "--json").output)
+    tpot = lambda d: d["quantities"]["tpot_s"]["value"]  # noqa: E731  memory-bound at batch 1
+    assert tpot(fast) == pytest.approx(tpot(base) / 2)
+    out = tmp_path / "g.xlsx"
+    assert run("xlsx", "--models", "llama-3-8b", "--gpus", f"{path},l4", "-o", str(out)).exit_code == 0
+    assert "my-gpu" in [c.value for c in openpyxl.load_workbook(out)["GPUs"]["A"]]

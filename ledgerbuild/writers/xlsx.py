@@ -58,7 +58,7 @@ def build_workbook(model_spec: str, gpu_spec: str, sets: dict, progress: bool = 
     evaluator = Evaluator(sets)
     ledger = evaluator.ledger
     model_ids = select(model_spec, catalog.models(), "models")
-    gpu_ids = select(gpu_spec, catalog.gpus(), "gpus")
+    gpu_ids = [catalog.load_gpu(g) for g in select(gpu_spec, catalog.gpus(), "gpus")]
     results = [evaluator.evaluate(m) for m in _progress(model_ids, progress, "evaluating")]
     if len({r.model_id for r in results}) != len(results):
         raise LedgerError("--models: the same model is selected twice")
