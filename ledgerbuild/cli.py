@@ -156,7 +156,7 @@ def docs(models: str = typer.Option("all", help="all, or comma-separated ids / Y
     from .writers.docs import write_docs
 
     out.print(write_docs(models, _formats(format_), _sets(set_, gpu=gpu, workload=workload),
-                         output, templates, plots), highlight=False)
+                         output, templates, plots, progress=sys.stderr.isatty()), highlight=False)
 
 
 @app.command()

@@ -24,7 +24,7 @@ from ..ledger import Ledger
 from ..printers.latex import (for_model, formula_tex, structural_zeros, substituted_tex, tex_escape, tex_name,
                               tex_number, unit_tex)
 from ..units import human
-from .xlsx import select
+from .xlsx import _progress, select
 
 TEMPLATES = {"md": ["model.md.j2", "quantity.md.j2", "index.md.j2"],
              "tex": ["model.tex.j2", "model-body.tex.j2", "quantity.tex.j2", "index.tex.j2"]}
@@ -173,7 +173,7 @@ def prepare_folder(out: Path) -> None:
 
 
 def write_docs(model_spec: str, formats: list[str], sets: dict, out: Path,
-               templates: Path | None = None, plots: bool = True) -> str:
+               templates: Path | None = None, plots: bool = True, progress: bool = False) -> str:
     """Write the documents; return a one-line summary."""
     envs = {fmt: environment(fmt, templates) for fmt in formats}
     evaluator = Evaluator(sets)
@@ -185,7 +185,7 @@ def write_docs(model_spec: str, formats: list[str], sets: dict, out: Path,
     if plots:
         from .plots import FigureJobs  # matplotlib only when plots are asked for
         figures = FigureJobs(results, sets, out)  # drawn while the documents are rendered
-    for result in results:
+    for result in _progress(results, progress, "writing documents"):
         figures_of = figures.names[result.model_id] if figures else []
         context = model_context(evaluator.ledger, result, figures_of)
         for fmt, env in envs.items():

@@ -114,6 +114,7 @@ def write_workbook(model_spec: str, gpu_spec: str, sets: dict, output: Path,
 
 
 def _progress(items, enabled: bool, label: str):
+    """A progress bar on a terminal (rich), nothing otherwise."""
     if not enabled:
         return items
     from rich.progress import track
