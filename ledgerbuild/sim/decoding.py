@@ -27,7 +27,7 @@ def beam_search(model: TinyDecoder, prompt, width: int, steps: int):
     copies = []
     for _ in range(steps):
         candidates = []
-        for b, (tokens, score, _, last) in enumerate(beams):
+        for b, (_, score, _, last) in enumerate(beams):
             lp = log_softmax(last.astype(np.float64))
             for t in np.argsort(-lp, kind="stable")[:width]:
                 candidates.append((score + lp[t], b, int(t)))
