@@ -14,6 +14,8 @@ import sympy as sp
 from sympy.printing.precedence import PRECEDENCE, precedence
 from sympy.printing.str import StrPrinter
 
+from .template import NameTemplate, cached
+
 
 class ExcelPrintError(ValueError):
     pass
@@ -124,21 +126,11 @@ def excel_formula(expr, names: dict[str, str] | None = None) -> str:
     return "=" + ExcelPrinter(names).doprint(sp.sympify(expr))
 
 
-class FormulaTemplate:
-    """An expression printed once, with its symbols filled in per cell by name.
 
-    Printing (and inlining) sympy trees is the slow part of writing a workbook; cells that
-    share an expression and differ only in what their symbols refer to (a sheet, a GPU
-    column, a sweep row) print once and fill the names by string substitution.
-    """
+def _print_with(expr, placeholders: dict) -> str:
+    return "=" + ExcelPrinter({s.name: text for s, text in placeholders.items()}).doprint(expr)
 
-    _MARK = "\x00"
 
-    def __init__(self, expr):
-        expr = sp.sympify(expr)
-        names = {s.name: f"{self._MARK}{s.name}{self._MARK}" for s in expr.free_symbols}
-        self.text = excel_formula(expr, names)
-        self._parts = self.text.split(self._MARK)  # odd positions are symbol names
-
-    def fill(self, names: dict[str, str]) -> str:
-        return "".join(names.get(p, p) if i % 2 else p for i, p in enumerate(self._parts))
+def formula_template(expr) -> NameTemplate:
+    """The expression's Excel formula, printed once per expression, names filled per cell."""
+    return cached(_print_with, sp.sympify(expr))

@@ -16,6 +16,7 @@ import sympy as sp
 
 from ..evaluate import Result, to_plain
 from ..ledger import Ledger
+from .template import cached
 
 _ESCAPES = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "&": r"\&",
             "%": r"\%", "#": r"\#", "$": r"\$", "^": r"\^{}", "~": r"\~{}"}
@@ -51,24 +52,8 @@ def _latex(expr, names: dict) -> str:
                     long_frac_ratio=3)
 
 
-_MARK = "\x00"
-_TEMPLATES: dict = {}
-
-
-def _template(expr) -> list[str]:
-    """The expression printed once with placeholder names; odd parts are symbol names."""
-    if expr not in _TEMPLATES:
-        names = {s: f"{_MARK}{s.name}{_MARK}" for s in expr.free_symbols}
-        _TEMPLATES[expr] = _latex(expr, names).split(_MARK)
-    return _TEMPLATES[expr]
-
-
-def _fill(expr, name_of) -> str:
-    return "".join(name_of(p) if i % 2 else p for i, p in enumerate(_template(expr)))
-
-
 def formula_tex(ledger: Ledger, expr) -> str:
-    return _fill(expr, lambda name: tex_name(ledger, name))
+    return cached(_latex, expr).fill(lambda name: tex_name(ledger, name))
 
 
 def _value_tex(value) -> str:
@@ -78,7 +63,7 @@ def _value_tex(value) -> str:
 
 def substituted_tex(expr, result: Result) -> str:
     """The same printed expression with every symbol shown as its value in this evaluation."""
-    return _fill(expr, lambda name: _value_tex(result.value(name)))
+    return cached(_latex, expr).fill(lambda name: _value_tex(result.value(name)))
 
 
 def unit_tex(value, unit: str) -> str:

@@ -16,7 +16,7 @@ from openpyxl import Workbook
 from .. import catalog
 from ..errors import LedgerError, close_matches
 from ..evaluate import Evaluator
-from .xlsx_models import Cell, FormulaCache, write_model_sheet, write_models_table
+from .xlsx_models import Cell, write_model_sheet, write_models_table
 from .xlsx_tables import write_about, write_inputs, write_table
 from .xlsx_views import write_compare, write_summary, write_sweeps
 
@@ -79,9 +79,8 @@ def build_workbook(model_spec: str, gpu_spec: str, sets: dict, progress: bool = 
         raise LedgerError(f"--sweep-model {sweep_id!r} is not among the selected models; "
                           f"valid: {', '.join(by_id)}")
     write_sweeps(wb, ledger, by_id[sweep_id], cells)
-    formulas = FormulaCache()
     for res in _progress(results, progress, "writing sheets"):
-        write_model_sheet(wb, ledger, res, formulas, cells)
+        write_model_sheet(wb, ledger, res, cells)
     write_models_table(wb, ledger, results)
     for t, r in rows.items():
         write_table(wb, t, r)

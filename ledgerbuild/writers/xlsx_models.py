@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ..evaluate import Result, to_plain
 from ..ledger import Ledger
-from ..printers.excel import excel_formula
+from ..printers.excel import formula_template
 from ..units import excel_format
 from .xlsx_layout import (FORMULA_FILL, INPUT_FILL, LOOKUP_FILL, SECTION_FONT, TITLE_FONT, WRAP,
                           define, define_range, fit_row, header, print_setup, put, text, widths)
@@ -55,21 +55,7 @@ def write_models_table(wb, ledger: Ledger, results: list[Result]) -> None:
     print_setup(ws)
 
 
-class FormulaCache:
-    """Excel text per quantity form: a form prints the same on every sheet."""
-
-    def __init__(self):
-        self._cache: dict[int, str] = {}
-
-    def __call__(self, q) -> str:
-        key = id(q)
-        if key not in self._cache:
-            self._cache[key] = excel_formula(q.expr)
-        return self._cache[key]
-
-
-def write_model_sheet(wb, ledger: Ledger, res: Result, formulas: FormulaCache,
-                      cells: list[Cell]) -> None:
+def write_model_sheet(wb, ledger: Ledger, res: Result, cells: list[Cell]) -> None:
     ws = wb.create_sheet(res.model_id[:31])
     widths(ws, COLUMNS)
     text(ws, 1, 1, f"{res.model_name} ({res.model_id})", font=TITLE_FONT)
@@ -98,7 +84,7 @@ def write_model_sheet(wb, ledger: Ledger, res: Result, formulas: FormulaCache,
                 put(ws, row, 2, to_plain(res.values[q.name]), fill=INPUT_FILL)
                 shown = "set on the command line"
             else:
-                shown = formulas(q)
+                shown = formula_template(q.expr).fill({})
                 put(ws, row, 2, shown, fill=FORMULA_FILL)
                 cells.append(Cell(ws.title, f"B{row}", res.model_id, q.name))
             ws.cell(row=row, column=2).number_format = excel_format(q.unit, q.integer)

@@ -6,14 +6,17 @@ context cell) and everything else read through the cost sheet's names.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import sympy as sp
 from openpyxl.chart import Reference, ScatterChart, Series
 from openpyxl.utils import get_column_letter
 
 from ..evaluate import Result
 from ..sweeps import inline_dependents
-from ..ledger import Ledger
-from ..printers.excel import FormulaTemplate
+from ..ledger import Ledger, load_formulas
+from ..printers.excel import formula_template
+from ..printers.template import NameTemplate
 from ..units import excel_format
 from .xlsx_layout import (FORMULA_FILL, INPUT_FILL, TITLE_FONT, WRAP, header, print_setup,
                           put, quote, text, widths)
@@ -29,16 +32,11 @@ BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 CONTEXTS = [1024 * 2**i for i in range(8)]  # 1K .. 128K
 
 
-_TEMPLATES: dict = {}
-
-
-def _template(ledger: Ledger, tags: frozenset, quantity: str, on: frozenset) -> FormulaTemplate:
+@lru_cache(maxsize=None)
+def _template(tags: frozenset, quantity: str, on: frozenset) -> NameTemplate:
     """`quantity` with the quantities that depend on `on` inlined, printed once per variant."""
-    key = (tags, quantity, on)
-    if key not in _TEMPLATES:
-        _TEMPLATES[key] = FormulaTemplate(inline_dependents(ledger, tags, sp.Symbol(quantity),
-                                                            set(on)))
-    return _TEMPLATES[key]
+    return formula_template(inline_dependents(load_formulas(), tags, sp.Symbol(quantity),
+                                              set(on)))
 
 
 def _names_for(ledger: Ledger, res: Result) -> dict[str, str]:
@@ -81,13 +79,13 @@ def write_compare(wb, ledger: Ledger, results: list[Result], gpus: list[str],
         header(ws, row + 1, ["model"] + gpus)
         for r, res in enumerate(results, start=row + 2):
             text(ws, r, 1, res.model_id)
-            template = _template(ledger, res.tags, q, frozenset(GPU_LOOKUPS))
+            template = _template(res.tags, q, frozenset(GPU_LOOKUPS))
             names = _names_for(ledger, res)
+            form = ledger.any_form(q)
             for c, gpu in enumerate(gpus, start=2):
                 key = f"${get_column_letter(c)}${row + 1}"  # the GPU id in the header
                 names.update({g: "(" + lookup_formula(ledger.inputs[g], key)[1:] + ")"
                               for g in GPU_LOOKUPS})
-                form = ledger.any_form(q)
                 put(ws, r, c, template.fill(names), fill=FORMULA_FILL,
                     number_format=excel_format(form.unit, form.integer))
                 cells.append(Cell(ws.title, ws.cell(row=r, column=c).coordinate, res.model_id, q,
@@ -102,7 +100,7 @@ def _sweep_block(ws, ledger, res, top, var, values, columns, cells, set_for):
     """A sweep table: column A holds `var` values (yellow), the rest re-bind it per row."""
     header(ws, top, [var] + [label for label, _ in columns])
     names = _names_for(ledger, res)
-    templates = [_template(ledger, res.tags, q, frozenset(set_for)) for q, _ in columns]
+    templates = [_template(res.tags, q, frozenset(set_for)) for q, _ in columns]
     for i, v in enumerate(values):
         r = top + 1 + i
         put(ws, r, 1, v, fill=INPUT_FILL)

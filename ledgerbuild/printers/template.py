@@ -1,0 +1,29 @@
+"""Print an expression once, fill its symbols in per use (shared by the Excel and LaTeX printers).
+
+Printing sympy trees is the slow part of writing a workbook or a set of derivations; cells and
+derivations that share an expression differ only in what their symbols show (a defined name,
+a sheet-qualified name, a GPU lookup, a value). `NameTemplate(print_fn, expr)` prints the
+expression with placeholder names; `fill(name_of)` substitutes them by string.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Callable
+
+_MARK = "\x00"
+
+
+class NameTemplate:
+    def __init__(self, print_fn: Callable, expr):
+        placeholders = {s: f"{_MARK}{s.name}{_MARK}" for s in expr.free_symbols}
+        self._parts = print_fn(expr, placeholders).split(_MARK)  # odd positions: symbol names
+
+    def fill(self, name_of: Callable[[str], str] | dict) -> str:
+        get = name_of.get if isinstance(name_of, dict) else None
+        return "".join((get(p, p) if get else name_of(p)) if i % 2 else p
+                       for i, p in enumerate(self._parts))
+
+
+@lru_cache(maxsize=None)
+def cached(print_fn: Callable, expr) -> NameTemplate:
+    return NameTemplate(print_fn, expr)
