@@ -5,7 +5,7 @@ A new topic is a new module here (plus its catalog fields); add it to TOPICS.
 from importlib import import_module
 
 TOPICS = ["inputs", "params", "flops", "kv_cache", "memory", "latency", "serving", "roofline",
-          "layer_steps"]
+          "offline", "layer_steps"]
 
 for _topic in TOPICS:
     import_module(f"{__name__}.{_topic}")

@@ -4,8 +4,9 @@ Lecture §4 (seeds/000): a matmul of (m x k)(k x n) is 2mkn FLOPs, so a token co
 2 x (parameters in matmuls) plus attention 2 n_h (d_qk + d_v) per visible token per layer
 (= 4 n_h d_h S for GQA). Prefill sums the visible tokens over positions 1..L_p, and computes
 logits for the last position only. Shortcuts: softmax, norms and activations are not
-counted (they are not matmuls); sliding layers see min(S, window) tokens, chunked layers see
-the tokens of their own chunk.
+counted (they are not matmuls); sliding layers see min(S, window) tokens when the engine caps
+them (engine table sliding_window_kv; TensorRT-LLM v0.17 engines keep the full context),
+chunked layers see the tokens of their own chunk.
 """
 from sympy import And, Max, Min, Piecewise, floor
 
@@ -14,6 +15,7 @@ from ledgerbuild.ledger import quantity
 from .inputs import (attention_chunk_size as C, bf16_flops_per_s, context_tokens,
                      fp8_flops_per_s, gpu_count, num_attention_heads, num_chunked_layers,
                      num_hidden_layers, num_sliding_layers, prompt_tokens, sliding_window as W,
+                     sliding_window_kv as K,
                      weights_use_fp8_math)
 from .params import (attn_v_head_dim, params_lm_head_matmul, params_matmul, params_total,
                      qk_head_dim)
@@ -36,7 +38,8 @@ attn_flops_per_visible_token = quantity(
 
 def visible_tokens(s):
     """Tokens the last of `s` positions attends to, summed over layers."""
-    return num_full_layers * s + num_sliding_layers * Min(s, W) + num_chunked_layers * Min(s, C)
+    return num_full_layers * s + num_sliding_layers * (K * Min(s, W) + (1 - K) * s) \
+        + num_chunked_layers * Min(s, C)
 
 
 def triangle(n):
@@ -46,7 +49,7 @@ def triangle(n):
 def visible_tokens_prefill(n):
     """Visible tokens summed over positions 1..n and over layers (causal mask)."""
     m = Min(n, W)
-    sliding = triangle(m) + (n - m) * W
+    sliding = K * (triangle(m) + (n - m) * W) + (1 - K) * triangle(n)
     whole_chunks = floor(n / Max(C, 1))  # Max: C is 0 on models without chunked layers
     chunked = whole_chunks * triangle(C) + triangle(n - C * whole_chunks)
     return num_full_layers * triangle(n) + num_sliding_layers * sliding \

@@ -5,9 +5,11 @@ code rather than config (QKV bias, q/k norms, sinks, norms per layer, expert bia
 normalised per family by `ledgerbuild.families`. Scenario inputs carry the names the CLI's
 `--set` and the workbook's defined names use. Shortcut: booleans are 0/1 numbers.
 """
+import sympy as sp
+
 from ledgerbuild.ledger import key_input, lookup_input, model_input, scenario_input, variant
 
-from .sources import HF, LECTURE, VLLM
+from .sources import HF, LECTURE, NCCL, VLLM
 
 # --- model fields (HF config.json) -------------------------------------------------------
 hidden_size = model_input("hidden_size", "elements", "Width of the residual stream d", lo=1, tex=r"d")
@@ -80,22 +82,28 @@ key_input("kv_dtype", "Precision of the KV cache", table="dtypes", default="bf16
           source=LECTURE + " §5.1")
 key_input("workload", "Workload (prompt and output tokens)", table="workloads", default="chat",
           source=LECTURE + " §6.3")
-key_input("time_model", "How compute and memory time combine", table="time_models",
-          default="roofline", source=LECTURE + " §6.2")
+key_input("time_model", "How compute, memory and link time combine (calibrated: fitted per GPU "
+          "to measured throughput; roofline: the floor)", table="time_models",
+          default="calibrated", source=LECTURE + " §6.2; measurements/")
+key_input("serving_engine", "Serving engine: how the KV pool is sized, batch and token caps",
+          table="engines", default="vllm", source="engine table (scenarios/engines.yaml)")
 
 gpu_count = scenario_input("gpu_count", "GPUs", "GPUs in ideal tensor parallel", default=1,
                            lo=1, integer=True, source=LECTURE + " §6.1")
-memory_utilization = scenario_input("memory_utilization", "fraction",
-                                    "Share of GPU memory the engine may use", default="0.9",
-                                    lo=0.01, hi=1, source=VLLM)
-max_batch = scenario_input("max_batch", "requests", "Engine cap on concurrent requests",
-                           default=256, lo=1, integer=True, source=VLLM)
+pipeline_parallel = scenario_input("pipeline_parallel", "stages",
+                                   "Pipeline-parallel stages (each of gpu_count GPUs)",
+                                   default=1, lo=1, integer=True, source="Megatron-LM pipeline "
+                                   "parallelism (Narayanan et al. 2021)")
+activation_dtype_bytes = scenario_input("activation_dtype_bytes", "bytes",
+                                        "Bytes per activation element sent between GPUs",
+                                        default=2, lo=1, source="BF16 activations")
 price_per_gpu_hour = scenario_input("price_per_gpu_hour", "USD/GPU-hour", "Rental price",
                                     default=3, lo=0, source=LECTURE + " §6.3")
 memory_gb_unit_bytes = scenario_input(
     "memory_gb_unit_bytes", "bytes/GB",
-    "Bytes in one marketed GB of GPU memory: 1e9 (decimal, the lecture's reading) or 2^30",
-    default=10**9, lo=1, integer=True, source=LECTURE + " §6.1 (8 x 80 GB x 0.9 = 576 GB)")
+    "0 (default): GPU memory as the driver reports it (memory_mib); otherwise bytes in one "
+    "marketed GB: 1e9 (the lecture's decimal reading) or 2^30",
+    default=0, lo=0, integer=True, source=LECTURE + " §6.1 (8 x 80 GB x 0.9 = 576 GB); nvidia-smi")
 logits_dtype_bytes = scenario_input("logits_dtype_bytes", "bytes", "Bytes per stored logit",
                                     default=4, lo=1, source=LECTURE + " §6.1 (FP32 logits)")
 count_embedding_read = scenario_input(
@@ -123,6 +131,43 @@ weights_use_fp8_math = lookup_input("weights_use_fp8_math", "0/1",
                                     source="dtype table")
 gpu_memory_gb = lookup_input("gpu_memory_gb", "GB", "Marketed GPU memory", key="gpu",
                              column="memory_gb", source="GPU table")
+gpu_memory_driver_bytes = lookup_input("gpu_memory_driver_bytes", "bytes",
+                                       "GPU memory the driver reports (nvidia-smi memory.total)",
+                                       key="gpu", column="memory_mib", scale=2**20,
+                                       source="GPU table")
+interconnect_bytes_per_s = lookup_input("interconnect_bytes_per_s", "B/s",
+                                        "GPU-to-GPU link bandwidth, each way",
+                                        key="gpu", column="interconnect_gb_per_s", scale=10**9,
+                                        source="GPU table")
+interconnect_hop_latency_s = lookup_input("interconnect_hop_latency_s", "s",
+                                          "Latency of one step of a ring collective",
+                                          key="gpu", column="interconnect_hop_latency_us",
+                                          scale=sp.Rational(1, 10**6), source=NCCL)
+# the engine table
+memory_utilization = lookup_input("memory_utilization", "fraction",
+                                  "Share of GPU memory (or of the memory left after weights) "
+                                  "the engine takes", key="serving_engine",
+                                  column="memory_fraction", source=VLLM + "; TensorRT-LLM docs")
+engine_fraction_of_free = lookup_input("engine_fraction_of_free", "0/1",
+                                       "1: the fraction applies to memory left after weights "
+                                       "(TensorRT-LLM); 0: to total memory (vLLM)",
+                                       key="serving_engine", column="fraction_of_free",
+                                       source="engine table")
+engine_reserve_bytes = lookup_input("engine_reserve_bytes", "bytes",
+                                    "Runtime memory outside weights and KV (CUDA context, "
+                                    "activations, graphs)", key="serving_engine",
+                                    column="runtime_reserve_gib", scale=2**30,
+                                    source="engine table")
+max_batch = lookup_input("max_batch", "requests", "Engine cap on concurrent requests",
+                         key="serving_engine", column="max_batch", source=VLLM + "; engine table")
+max_num_tokens = lookup_input("max_num_tokens", "tokens",
+                              "Engine cap on tokens per forward step (chunked prefill budget)",
+                              key="serving_engine", column="max_num_tokens",
+                              source="engine table")
+sliding_window_kv = lookup_input("sliding_window_kv", "0/1",
+                                 "1 if the engine caps sliding-window layers at their window",
+                                 key="serving_engine", column="sliding_window_kv",
+                                 source="engine table")
 hbm_bandwidth_bytes_per_s = lookup_input("hbm_bandwidth_bytes_per_s", "B/s",
                                          "Peak HBM bandwidth", key="gpu",
                                          column="hbm_bandwidth_tb_per_s", scale=10**12,
@@ -133,14 +178,20 @@ bf16_flops_per_s = lookup_input("bf16_flops_per_s", "FLOP/s", "Dense BF16 tensor
 fp8_flops_per_s = lookup_input("fp8_flops_per_s", "FLOP/s", "Dense FP8 tensor peak (0: none)",
                                key="gpu", column="fp8_dense_tflops", scale=10**12,
                                source="GPU table")
-mfu = lookup_input("mfu", "fraction", "Share of peak FLOP/s reached", key="time_model",
-                   column="mfu", source="time-model table")
-bandwidth_efficiency = lookup_input("bandwidth_efficiency", "fraction",
-                                    "Share of peak bandwidth reached", key="time_model",
-                                    column="bandwidth_efficiency", source="time-model table")
-overlap = lookup_input("overlap", "0/1",
-                       "1: compute and memory overlap (max); 0: they add (sum)",
-                       key="time_model", column="overlap", source="time-model table")
-step_overhead_s = lookup_input("step_overhead_s", "s", "Fixed time per forward step",
-                               key="time_model", column="step_overhead_s",
-                               source="time-model table")
+def _time_model_input(name, unit, description):
+    return lookup_input(name, unit, description, key="time_model", column=name,
+                        qualifier="gpu", source="time-model table (row time_model@gpu if fitted)")
+
+
+mfu = _time_model_input("mfu", "fraction", "Share of peak FLOP/s reached")
+bandwidth_efficiency = _time_model_input("bandwidth_efficiency", "fraction",
+                                         "Share of peak HBM bandwidth reached")
+overlap = _time_model_input("overlap", "0/1",
+                            "1: compute, memory and link time overlap (max); 0: they add (sum)")
+step_overhead_s = _time_model_input("step_overhead_s", "s", "Fixed time per forward step")
+sequence_overhead_s = _time_model_input("sequence_overhead_s", "s",
+                                        "Time per sequence per step (sampling, scheduling)")
+allreduce_efficiency = _time_model_input("allreduce_efficiency", "fraction",
+                                         "Share of link bandwidth an all-reduce reaches")
+allreduce_latency_s = _time_model_input("allreduce_latency_s", "s",
+                                        "Fixed latency of one all-reduce (kernel launch, sync)")

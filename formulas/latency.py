@@ -1,42 +1,63 @@
-"""Latency floors: TTFT, TPOT, the time model, the share of time in decode.
+"""Latency floors and estimates: TTFT, TPOT, the time model, communication, decode share.
 
 Lecture §6.2 (seeds/000): TTFT >= prefill FLOPs / aggregate peak; TPOT >= bytes read per step
 / aggregate bandwidth. The time model is named, never implicit: a step takes
-overlap x max(compute, memory) + (1 - overlap) x (compute + memory) + fixed overhead, with
-compute = FLOPs / (GPUs x mfu x peak) and memory = bytes per GPU / (bandwidth_efficiency x
-bandwidth); the time-model table holds the presets (roofline: 1, 1, 1, 0). An MoE decode
-step at batch B leaves E (1 - k/E)^B experts per layer unread under uniform routing
-(batch 1: reads exactly k). Shortcut: communication is ignored.
+overlap x max(compute, memory, link) + (1 - overlap) x (compute + memory + link) + a fixed
+overhead + an overhead per sequence, with compute = FLOPs / (GPUs x mfu x peak), memory =
+bytes per GPU / (bandwidth_efficiency x bandwidth) and link = tensor-parallel all-reduces
+(two per layer: after attention and after the MLP; ring: 2(n-1)/n x message / link bandwidth
++ 2(n-1) hop latencies, NCCL's model) plus pipeline hand-offs. The time-model table holds
+the presets (roofline: 1, 1, 1, 0, 0) and the calibrated fits. A request crosses the
+pipeline stages one after another, so its latency pays every stage. An MoE decode step at
+batch B leaves E (1 - k/E)^B experts per layer unread under uniform routing (batch 1: reads
+exactly k).
 """
-from sympy import Max
+from sympy import Max, Piecewise
 
 from ledgerbuild.ledger import quantity
 
 from .flops import flops_per_token, flops_prefill, peak_flops_per_s
-from .inputs import (bandwidth_efficiency, batch_size, count_embedding_read, gpu_count,
-                     hbm_bandwidth_bytes_per_s, mfu, n_routed_experts, num_experts_per_tok,
-                     output_tokens, overlap, step_overhead_s, weight_dtype_bytes)
-from .kv_cache import kv_bytes_at_context, kv_bytes_prompt, kv_shard_fraction
-from .memory import weight_bytes, weight_bytes_per_gpu
+from .inputs import (activation_dtype_bytes, allreduce_efficiency, allreduce_latency_s,
+                     bandwidth_efficiency, batch_size, count_embedding_read, gpu_count,
+                     hbm_bandwidth_bytes_per_s, hidden_size, interconnect_bytes_per_s,
+                     interconnect_hop_latency_s, mfu, n_routed_experts, num_experts_per_tok,
+                     num_hidden_layers, output_tokens, overlap, pipeline_parallel, prompt_tokens,
+                     sequence_overhead_s, step_overhead_s, weight_dtype_bytes)
+from .kv_cache import kv_bytes_at_context, kv_bytes_prompt
+from .memory import kv_share_per_gpu, total_gpus, weight_bytes, weight_bytes_per_gpu
 from .params import num_moe_layers, params_embedding, params_expert
-from .sources import LECTURE, PREREQ, SHAPES
+from .sources import LECTURE, NCCL, PIPELINE, PREREQ, SHAPES
 
 T = "latency"
 S62 = LECTURE + " §6.2"
 
 
-def step_time(compute_s, memory_s):
+def step_time(compute_s, memory_s, link_s, sequences):
     """One forward step under the time model in force."""
-    return overlap * Max(compute_s, memory_s) + (1 - overlap) * (compute_s + memory_s) \
-        + step_overhead_s
+    return overlap * Max(compute_s, memory_s, link_s) \
+        + (1 - overlap) * (compute_s + memory_s + link_s) \
+        + step_overhead_s + sequences * sequence_overhead_s
 
 
-def compute_time(flops):
-    return flops / (gpu_count * mfu * peak_flops_per_s)
+def compute_time(flops, gpus=gpu_count):
+    return flops / (gpus * mfu * peak_flops_per_s)
 
 
 def memory_time(bytes_per_gpu):
     return bytes_per_gpu / (bandwidth_efficiency * hbm_bandwidth_bytes_per_s)
+
+
+def link_time(tokens, layers):
+    """Two ring all-reduces per layer over the tensor-parallel group, plus the hand-offs
+    between pipeline stages, for a step of `tokens` tokens through `layers` layers."""
+    message = tokens * hidden_size * activation_dtype_bytes
+    ring = 2 * (gpu_count - 1) / gpu_count * message \
+        / (allreduce_efficiency * interconnect_bytes_per_s) \
+        + 2 * (gpu_count - 1) * interconnect_hop_latency_s + allreduce_latency_s
+    allreduces = Piecewise((0, gpu_count <= 1), (2 * layers * ring, True))
+    handoffs = (pipeline_parallel - 1) / pipeline_parallel * layers / num_hidden_layers \
+        * (message / interconnect_bytes_per_s + interconnect_hop_latency_s)
+    return allreduces + handoffs
 
 
 def experts_untouched_bytes(batch):
@@ -53,32 +74,40 @@ embedding_unread_bytes = quantity("embedding_unread_bytes",
 
 
 def decode_step(prefix, batch, source):
-    """Declare the bytes, compute, memory and step time of a decode step of `batch`."""
+    """Declare the bytes, compute, memory, link and step time of a decode step of `batch`
+    sequences as one request sees it (through every pipeline stage)."""
     unread = quantity(f"{prefix}_experts_unread_bytes", experts_untouched_bytes(batch),
                       "bytes", "Routed-expert bytes not read by this decode step",
                       source=S62, topic=T, when="moe")
     quantity(f"{prefix}_experts_unread_bytes", 0, "bytes", "Dense model: every weight is read",
              source=S62, topic=T, when="dense")
     step_bytes = quantity(f"{prefix}_bytes_per_gpu",
-                          (weight_bytes - embedding_unread_bytes - unread) / gpu_count
-                          + batch * kv_bytes_at_context * kv_shard_fraction,
+                          (weight_bytes - embedding_unread_bytes - unread) / total_gpus
+                          + batch * kv_bytes_at_context * kv_share_per_gpu,
                           "bytes", "HBM bytes one GPU reads in this decode step", source=source,
                           topic=T)
     c = quantity(f"{prefix}_compute_s", compute_time(batch * flops_per_token), "s",
                  "Compute time of this decode step", source=source, topic=T)
-    m = quantity(f"{prefix}_memory_s", memory_time(step_bytes), "s",
-                 "Memory time of this decode step", source=source, topic=T)
-    return step_bytes, step_time(c, m)
+    m = quantity(f"{prefix}_memory_s", memory_time(pipeline_parallel * step_bytes), "s",
+                 "Memory time of this decode step (every pipeline stage in turn)",
+                 source=source, topic=T)
+    x = quantity(f"{prefix}_link_s", link_time(batch, num_hidden_layers), "s",
+                 "All-reduce and pipeline hand-off time of this decode step",
+                 source=NCCL + "; " + PIPELINE, topic=T)
+    return step_bytes, step_time(c, m, x, batch)
 
 
 prefill_compute_s = quantity("prefill_compute_s", compute_time(flops_prefill), "s",
                              "Prefill FLOPs / aggregate peak", source=S62, topic=T)
 prefill_memory_s = quantity("prefill_memory_s",
-                            memory_time(weight_bytes_per_gpu
-                                        + kv_bytes_prompt * kv_shard_fraction), "s",
+                            memory_time(pipeline_parallel * (weight_bytes_per_gpu
+                                        + kv_bytes_prompt * kv_share_per_gpu)), "s",
                             "Weights read once plus the prompt's KV written", source=S62, topic=T)
-ttft_s = quantity("ttft_s", step_time(prefill_compute_s, prefill_memory_s), "s",
-                  "Time to first token (floor under the time model)", source=S62, topic=T)
+prefill_link_s = quantity("prefill_link_s", link_time(prompt_tokens, num_hidden_layers), "s",
+                          "All-reduce and pipeline hand-off time of the prefill", source=NCCL,
+                          topic=T)
+ttft_s = quantity("ttft_s", step_time(prefill_compute_s, prefill_memory_s, prefill_link_s, 1), "s",
+                  "Time to first token under the time model in force", source=S62, topic=T)
 decode_bytes_per_gpu, tpot_expr = decode_step("decode", batch_size, S62)
 tpot_s = quantity("tpot_s", tpot_expr, "s", "Time per output token at batch_size", source=S62,
                   topic=T)
@@ -90,7 +119,7 @@ request_latency_s = quantity("request_latency_s", ttft_s + output_tokens * tpot_
 quantity("decode_share", output_tokens * tpot_s / request_latency_s, "fraction",
          "Share of a request's time spent in decode", source=S62 + " demo 4", topic=T)
 tpot_weights_only_s = quantity("tpot_weights_only_s",
-                               weight_bytes_per_gpu / hbm_bandwidth_bytes_per_s, "s",
+                               weight_bytes / gpu_count / hbm_bandwidth_bytes_per_s, "s",
                                "Decode floor from reading the weights once at peak bandwidth",
                                source=SHAPES + "; " + PREREQ + " (6.9 ms)", topic=T)
 quantity("decode_weights_only_s", output_tokens * tpot_weights_only_s, "s",

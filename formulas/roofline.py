@@ -7,10 +7,10 @@ are assumed fused (not counted as HBM traffic), as in seeds/001.
 from ledgerbuild.ledger import quantity
 
 from .flops import flops_per_token, flops_prefill, peak_flops_per_s
-from .inputs import batch_size, gpu_count, hbm_bandwidth_bytes_per_s
+from .inputs import batch_size, hbm_bandwidth_bytes_per_s
 from .kv_cache import kv_bytes_prompt
 from .latency import decode_bytes_per_gpu
-from .memory import weight_bytes
+from .memory import total_gpus, weight_bytes
 from .sources import PREREQ, SHAPES
 
 T = "roofline"
@@ -21,6 +21,6 @@ quantity("ridge_point_flops_per_byte", peak_flops_per_s / hbm_bandwidth_bytes_pe
          topic=T)
 quantity("prefill_intensity", flops_prefill / (weight_bytes + kv_bytes_prompt), I,
          "Prefill FLOPs per byte of weights read and KV written", source=SHAPES, topic=T)
-quantity("decode_intensity", batch_size * flops_per_token / (decode_bytes_per_gpu * gpu_count), I,
+quantity("decode_intensity", batch_size * flops_per_token / (decode_bytes_per_gpu * total_gpus), I,
          "Decode-step FLOPs per HBM byte at batch_size", source=SHAPES + " (1.05 at batch 1)",
          topic=T)

@@ -3,15 +3,16 @@
 Lecture §6.3 (seeds/000): concurrency = min(batch cap, KV capacity / tokens per request); a
 full-batch decode step under the time model in force; throughput = concurrency / step time;
 cost = GPU price per second / output tokens per second. Shortcut: prefill time is not charged
-(the lecture's calculator charges decode steps only; its step is at the mean context).
+(the lecture's calculator charges decode steps only; its step is at the mean context) and
+pipeline stages are not overlapped; `offline.py` is the estimate that charges both.
 """
 from sympy import Piecewise
 
 from ledgerbuild.ledger import quantity
 
-from .inputs import gpu_count, output_tokens, price_per_gpu_hour
+from .inputs import output_tokens, price_per_gpu_hour
 from .latency import decode_step
-from .memory import max_concurrency
+from .memory import max_concurrency, total_gpus
 from .sources import LECTURE
 
 T = "serving"
@@ -25,7 +26,7 @@ throughput = quantity("throughput_tokens_per_s", max_concurrency / full_batch_st
 quantity("tokens_per_s_per_user_full_batch", 1 / full_batch_step_s, "tokens/s",
          "Decode speed one user sees at full batch", source=S63 + " demo 4", topic=T)
 usd_per_million = quantity("usd_per_million_output_tokens",
-                           Piecewise((price_per_gpu_hour * gpu_count / 3600 * 10**6 / throughput,
+                           Piecewise((price_per_gpu_hour * total_gpus / 3600 * 10**6 / throughput,
                                       max_concurrency > 0), (0, True)), "USD",
                            "Cost of a million output tokens (floor under the time model); "
                            "0 = does not fit (no request's KV fits beside the weights)",

@@ -19,6 +19,7 @@ from .errors import LedgerError, close_matches
 from .families import ledger_fields
 
 ID = r"^[a-z0-9][a-z0-9._-]*$"
+QUALIFIED_ID = r"^[a-z0-9][a-z0-9._-]*(@[a-z0-9][a-z0-9._-]*)?$"  # time model, or time model@gpu
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 10x faster
 
 
@@ -40,6 +41,10 @@ class GpuEntry(_Strict):
     id: str = Field(pattern=ID)
     name: str
     memory_gb: float = Field(gt=0)
+    memory_mib: int = Field(gt=0)
+    interconnect: str
+    interconnect_gb_per_s: float = Field(gt=0)
+    interconnect_hop_latency_us: float = Field(ge=0)
     hbm_bandwidth_tb_per_s: float = Field(gt=0)
     bf16_dense_tflops: float = Field(gt=0)
     fp8_dense_tflops: float = Field(ge=0)
@@ -50,7 +55,8 @@ class GpuEntry(_Strict):
 
     @model_validator(mode="after")
     def every_figure_has_a_source(self):
-        figures = {"memory_gb", "hbm_bandwidth_tb_per_s", "bf16_dense_tflops",
+        figures = {"memory_gb", "memory_mib", "interconnect_gb_per_s",
+                   "interconnect_hop_latency_us", "hbm_bandwidth_tb_per_s", "bf16_dense_tflops",
                    "fp8_dense_tflops", "tdp_w"}
         missing = sorted(figures - set(self.sources))
         if missing:
@@ -73,17 +79,34 @@ class WorkloadEntry(_Strict):
 
 
 class TimeModelEntry(_Strict):
-    id: str = Field(pattern=ID)
+    id: str = Field(pattern=QUALIFIED_ID)
     mfu: float = Field(gt=0, le=1)
     bandwidth_efficiency: float = Field(gt=0, le=1)
     overlap: int = Field(ge=0, le=1)
-    step_overhead_s: float = Field(ge=0)
+    step_overhead_s: float = Field(ge=0, le=1)
+    sequence_overhead_s: float = Field(ge=0, le=1, default=0)
+    allreduce_efficiency: float = Field(gt=0, le=1, default=1)
+    allreduce_latency_s: float = Field(ge=0, le=1, default=0)
+    description: str
+    source: str
+
+
+class EngineEntry(_Strict):
+    id: str = Field(pattern=ID)
+    memory_fraction: float = Field(gt=0, le=1)
+    fraction_of_free: int = Field(ge=0, le=1)
+    runtime_reserve_gib: float = Field(ge=0)
+    max_batch: int = Field(gt=0)
+    max_num_tokens: int = Field(gt=0)
+    sliding_window_kv: int = Field(ge=0, le=1)
     description: str
     source: str
 
 
 TABLES = {"gpus": GpuEntry, "dtypes": DtypeEntry, "workloads": WorkloadEntry,
-          "time_models": TimeModelEntry}
+          "time_models": TimeModelEntry, "engines": EngineEntry}
+# extra files whose rows join a table (the calibrated time model, written by `calibrate`)
+_TABLE_EXTRAS = {"time_models": ["calibrated"]}
 _PACKAGES = {"models": "ledgerbuild.catalog_models", "gpus": "ledgerbuild.catalog_hardware",
              "scenario": "ledgerbuild.catalog_scenarios"}
 
@@ -157,8 +180,17 @@ def table(name: str) -> dict:
     """A catalog table by name: gpus, dtypes, workloads, time_models."""
     if name == "gpus":
         return gpus()
-    path = next(p for p in _files("scenario") if p.stem == name)
-    rows = _read_yaml(path)
+    out = {}
+    for stem in [name, *_TABLE_EXTRAS.get(name, [])]:
+        path = next(p for p in _files("scenario") if p.stem == stem)
+        out.update(table_rows(name, _read_yaml(path), path))
+    return out
+
+
+def table_rows(name: str, rows, path) -> dict:
+    """Validated rows of a catalog table from a YAML list (or a {rows: [...]} mapping)."""
+    if isinstance(rows, dict) and "rows" in rows:
+        rows = rows["rows"]
     if not isinstance(rows, list):
         raise LedgerError(f"{path}: expected a list of entries")
     return {e.id: e for e in (_validate(TABLES[name], r, path) for r in rows)}
@@ -200,6 +232,32 @@ def row(table_name: str, key: str):
     if key not in rows:
         raise LedgerError(f"unknown {table_name[:-1]} {key!r}{close_matches(key, rows)}")
     return rows[key]
+
+
+def row_id(table_name: str, key: str, qualifier: str | None) -> str:
+    """The row a lookup reads: `key@qualifier` where the table has it (a time model fitted
+    per GPU), else `key`."""
+    if qualifier is not None and f"{key}@{qualifier}" in table(table_name):
+        return f"{key}@{qualifier}"
+    return key
+
+
+def load_time_model(ref: str) -> str:
+    """A time-model id, or a time-model YAML path (from `calibrate`; its rows join the table
+    for this process) -> its id."""
+    if ref in table("time_models") or not Path(ref).suffix:
+        row("time_models", ref)
+        return ref
+    path = Path(ref)
+    if not path.is_file():
+        raise LedgerError(f"{path}: no such file")
+    rows = table_rows("time_models", _read_yaml(path), path)
+    plain = [i for i in rows if "@" not in i]
+    if len(plain) != 1:
+        raise LedgerError(f"{path}: expected exactly one time model without '@GPU', found "
+                          f"{len(plain)}")
+    table("time_models").update(rows)
+    return plain[0]
 
 
 def load_gpu(ref: str) -> str:

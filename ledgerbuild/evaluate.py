@@ -79,7 +79,8 @@ class Result:
             "model": self.model_id,
             "scenario": {**self.keys, **{n: to_plain(v) for n, v in self.inputs.items()
                                          if ledger.inputs[n].kind != "model"}},
-            "time_model": time_model_text(self.keys["time_model"]),
+            "time_model": time_model_text(self.keys["time_model"], self.keys["gpu"]),
+            "serving_engine": catalog.row("engines", self.keys["serving_engine"]).description,
             "units": "bytes, seconds, FLOP; GB = 1e9 bytes, GiB = 2^30 bytes",
             "quantities": {q.name: {"value": to_plain(self.values[q.name]), "unit": q.unit}
                            for q in self.quantities},
@@ -93,8 +94,9 @@ def to_plain(value):
     return float(value)
 
 
-def time_model_text(tm_id: str) -> str:
-    tm = catalog.row("time_models", tm_id)
+def time_model_text(tm_id: str, gpu: str | None = None) -> str:
+    """The time-model row in force (`calibrated@h100-sxm` where fitted) and what it says."""
+    tm = catalog.row("time_models", catalog.row_id("time_models", tm_id, gpu))
     return f"{tm.id}: {tm.description}"
 
 
@@ -115,6 +117,8 @@ class Evaluator:
             choice = self.sets.get(inp.name, inp.default)
             if inp.table == "gpus":
                 choice = catalog.load_gpu(choice)
+            elif inp.table == "time_models":
+                choice = catalog.load_time_model(choice)
             catalog.row(inp.table, choice)
             out[inp.name] = choice
         return out
@@ -129,7 +133,7 @@ class Evaluator:
                 values[inp.name] = _number(inp.name, self.sets[inp.name])
                 _check_range(inp, values[inp.name], "--set")
             elif inp.kind == "lookup":
-                values[inp.name] = lookup(inp, keys[inp.key])
+                values[inp.name] = lookup(inp, keys)
             elif isinstance(inp.default, sp.Basic):
                 deferred.append(inp)
             else:
@@ -193,8 +197,10 @@ def _exact_form(q: Quantity):
     return _EXACT[id(q)]
 
 
-def lookup(inp: Input, key: str) -> sp.Expr:
-    row = catalog.row(inp.table, key)
+def lookup(inp: Input, keys: dict) -> sp.Expr:
+    """A lookup input's value at the row its key (and qualifier) name in `keys`."""
+    qualifier = keys.get(inp.qualifier) if inp.qualifier else None
+    row = catalog.row(inp.table, catalog.row_id(inp.table, keys[inp.key], qualifier))
     return exact(getattr(row, inp.column)) * exact(inp.scale)
 
 

@@ -40,6 +40,7 @@ class Input:
     key: str | None = None  # lookup: the key input naming the row
     column: str | None = None  # lookup: the table column
     scale: int | float = 1  # lookup: catalog unit -> base unit (e.g. TB/s -> B/s)
+    qualifier: str | None = None  # lookup: a key input whose row `key@qualifier` wins if present
     tex: str | None = None  # math symbol in derivations (default: \mathrm{name})
 
     @property
@@ -140,10 +141,11 @@ def key_input(name, description, *, table, default, source) -> None:
 
 
 def lookup_input(name, unit, description, *, key, column, scale=1, source,
-                 tex=None) -> sp.Symbol:
+                 tex=None, qualifier=None) -> sp.Symbol:
     table = LEDGER.inputs[key].table
     return LEDGER.add_input(Input(name, "lookup", unit, description, source, table=table,
-                                  key=key, column=column, scale=scale, tex=tex))
+                                  key=key, column=column, scale=scale, tex=tex,
+                                  qualifier=qualifier))
 
 
 def variant(tag: str, test: Callable[[dict], bool]) -> None:

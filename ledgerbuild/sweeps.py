@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
+from sympy.functions.elementary.piecewise import ExprCondPair
 
 from . import catalog
 from .evaluate import Evaluator, lookup
@@ -63,14 +64,17 @@ def sweep(quantity: str, models: list[str], gpus: list[str], grid: dict[str, lis
     per_case = len(mesh[0]) if mesh else 1
     out: dict[str, list] = {"model": [], "gpu": [], quantity: [],
                             **{name: [] for name in grid}}
-    gpu_inputs = [i for i in evaluator.ledger.inputs_of("lookup") if i.table == "gpus"]
+    keys = evaluator.keys()
+    gpu_inputs = [i for i in evaluator.ledger.inputs_of("lookup")
+                  if (i.table == "gpus" or i.qualifier == "gpu") and i.name not in evaluator.sets]
     for model in models:
         _, inputs, tags = evaluator.inputs_for(*catalog.load_model(model))
         names, fn = sweep_function(quantity, tags)
         n = per_case * len(gpus)
         values = {k: np.full(n, float(v)) for k, v in inputs.items()}
         for inp in gpu_inputs:
-            values[inp.name] = np.repeat([float(lookup(inp, g)) for g in gpus], per_case)
+            values[inp.name] = np.repeat([float(lookup(inp, {**keys, "gpu": g})) for g in gpus],
+                                         per_case)
         for name, axis in zip(grid, mesh):
             values[name] = np.tile(axis, len(gpus))
             out[name].append(values[name])
@@ -98,6 +102,23 @@ def inline_dependents(ledger: Ledger, tags: frozenset, expr: sp.Expr, on: set[st
                  and dep(s.name)}
         if not names:
             return expr
-        with sp.evaluate(False):  # substitution only: no re-simplification of Min/Max trees
-            expr = expr.xreplace({sp.Symbol(n): forms[n] for n in names})
+        expr = substitute(expr, {sp.Symbol(n): forms[n] for n in names})
     raise RuntimeError("quantity definitions are cyclic")
+
+
+def substitute(expr: sp.Basic, mapping: dict) -> sp.Basic:
+    """xreplace that rebuilds every node unevaluated: substitution only, no re-simplification
+    (sympy's Piecewise simplifies its conditions even under `evaluate(False)`)."""
+    if expr in mapping:
+        return mapping[expr]
+    if not expr.args:
+        return expr
+    args = [substitute(a, mapping) for a in expr.args]
+    if all(a is b for a, b in zip(args, expr.args)):
+        return expr
+    if isinstance(expr, ExprCondPair):  # its constructor folds Piecewise conditions
+        return sp.Tuple.__new__(ExprCondPair, *args)
+    if isinstance(expr, sp.Piecewise):
+        return sp.Basic.__new__(sp.Piecewise, *args)
+    with sp.evaluate(False):
+        return expr.func(*args)

@@ -58,7 +58,7 @@ def test_show_table_for_people():
     result = run("show", "deepseek-v3")
     assert result.exit_code == 0
     assert "params_total" in result.output and "GiB" in result.output
-    assert "time model: roofline" in result.output
+    assert "time model: calibrated@h100-sxm" in result.output  # the default, fitted per GPU
 
 
 def test_show_model_yaml_and_hf_config(tmp_path):
@@ -175,8 +175,9 @@ def test_gpu_yaml_file_works_like_an_id(tmp_path):
     gpu["id"], gpu["hbm_bandwidth_tb_per_s"] = "my-gpu", 6.7  # twice the H100's bandwidth
     path = tmp_path / "my-gpu.yaml"
     path.write_text(yaml.safe_dump(gpu))
-    fast = json.loads(run("show", "llama-3-8b", "--gpu", str(path), "--json").output)
-    base = json.loads(run("show", "llama-3-8b", "--json").output)
+    floor = ("--time-model", "roofline")  # a user's GPU has no fit of its own: compare floors
+    fast = json.loads(run("show", "llama-3-8b", "--gpu", str(path), *floor, "--json").output)
+    base = json.loads(run("show", "llama-3-8b", *floor, "--json").output)
     tpot = lambda d: d["quantities"]["tpot_s"]["value"]  # noqa: E731  memory-bound at batch 1
     assert tpot(fast) == pytest.approx(tpot(base) / 2)
     out = tmp_path / "g.xlsx"

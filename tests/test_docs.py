@@ -44,9 +44,9 @@ def _need_pdflatex():
 
 def _compile(tex_path):
     run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
-                          tex_path.name], cwd=tex_path.parent, capture_output=True, text=True,
-                         timeout=300)
-    return run.returncode, run.stdout
+                          tex_path.name], cwd=tex_path.parent, capture_output=True, timeout=300)
+    # pdflatex wraps its output at 79 bytes, splitting multi-byte characters: decode leniently
+    return run.returncode, run.stdout.decode("utf-8", errors="replace")
 
 
 def test_every_tex_compiles(docs_dir):

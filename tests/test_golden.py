@@ -6,7 +6,17 @@ figure rounded as printed); `rel` is a relative tolerance stated where the docum
 """
 import pytest
 
-from ledgerbuild.evaluate import evaluate, to_plain
+from ledgerbuild.evaluate import evaluate as evaluate_any, to_plain
+
+# The lecture's scenario, pinned: its budget (utilisation x memory - weights, nothing reserved,
+# batch cap 256), marketed GB read as 1e9 bytes, the roofline floor. Cases override it.
+LECTURE = {"serving_engine": "lecture", "memory_gb_unit_bytes": "1000000000",
+           "time_model": "roofline"}
+
+
+def evaluate(model, sets=None):
+    return evaluate_any(model, {**LECTURE, **(sets or {})})
+
 
 SERVE = {"time_model": "lecture-serving"}
 FP8 = {"weight_dtype": "fp8", "kv_dtype": "fp8"}

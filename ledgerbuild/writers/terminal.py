@@ -25,7 +25,8 @@ def show_table(result: Result, console: Console) -> None:
     console.print(f"scenario: {inp['gpu_count']} x {gpu.name}, weights {k['weight_dtype']}, "
                   f"KV {k['kv_dtype']}, workload {k['workload']} "
                   f"({inp['prompt_tokens']:,} in / {inp['output_tokens']:,} out)")
-    console.print(f"time model: {time_model_text(k['time_model'])}")
+    console.print(f"time model: {time_model_text(k['time_model'], k['gpu'])}")
+    console.print(f"engine: {k['serving_engine']}")
     console.print("units: GB = 1e9 bytes, GiB = 2^30 bytes; marketed GPU GB read as "
                   f"{inp['memory_gb_unit_bytes']:,} bytes")
     for topic in load_formulas().topics:

@@ -22,7 +22,7 @@ from .xlsx_layout import (INPUT_FILL, LOOKUP_FILL, SECTION_FONT, TITLE_FONT, WRA
 ABOUT_COLUMNS = {1: 95}
 INPUT_COLUMNS = {1: 28, 2: 22, 3: 14, 4: 60, 5: 50}  # name, value, unit, description, source
 TABLE_SHEETS = {"gpus": "GPUs", "dtypes": "Precisions", "workloads": "Workloads",
-                "time_models": "TimeModels"}
+                "time_models": "TimeModels", "engines": "Engines"}
 
 
 def table_columns(table: str) -> list[str]:
@@ -51,10 +51,16 @@ def write_table(wb, table: str, rows: list) -> None:
     print_setup(ws)
 
 
-def lookup_formula(inp: Input, key_text: str) -> str:
-    """=INDEX(table_column, MATCH(key, table_id, 0)) * scale."""
-    scale = "" if inp.scale == 1 else f"*{excel_formula(sp.Integer(inp.scale))[1:]}"
-    return f"=INDEX({inp.table}_{inp.column}, MATCH({key_text}, {inp.table}_id, 0)){scale}"
+def lookup_formula(inp: Input, key_text: str, qualifier_text: str | None = None) -> str:
+    """=INDEX(table_column, MATCH(key, table_id, 0)) * scale; a qualified lookup reads the row
+    `key@qualifier` where the table has one (IFERROR: else the row `key`)."""
+    scale = "" if inp.scale == 1 else f"*{excel_formula(sp.sympify(inp.scale))[1:]}"
+    column, ids = f"{inp.table}_{inp.column}", f"{inp.table}_id"
+    plain = f"INDEX({column}, MATCH({key_text}, {ids}, 0))"
+    if inp.qualifier:
+        qualified = f'INDEX({column}, MATCH({key_text}&"@"&{qualifier_text or inp.qualifier}, {ids}, 0))'
+        return f"=IFERROR({qualified}, {plain}){scale}"
+    return f"={plain}{scale}"
 
 
 def write_inputs(wb, ledger: Ledger, result, n_rows: dict) -> None:

@@ -24,10 +24,25 @@ from .xlsx_models import Cell
 from .xlsx_tables import lookup_formula
 
 SUMMARY = ["params_total", "params_active", "weight_bytes", "kv_bytes_per_token",
-           "gpus_for_weights", "max_concurrency", "ttft_s", "tpot_s", "throughput_tokens_per_s",
+           "gpus_for_weights", "max_concurrency", "ttft_s", "tpot_s",
+           "offline_throughput_tokens_per_s", "offline_ceiling_tokens_per_s",
+           "offline_usd_per_million_output_tokens", "offline_floor_usd_per_million_output_tokens",
            "usd_per_million_output_tokens"]
-GPU_LOOKUPS = ("gpu_memory_gb", "hbm_bandwidth_bytes_per_s", "bf16_flops_per_s",
-               "fp8_flops_per_s")
+COMPARE = ("offline_usd_per_million_output_tokens", "usd_per_million_output_tokens",
+           "max_concurrency")
+
+
+def gpu_lookups(ledger: Ledger) -> list[str]:
+    """Lookups whose value depends on the GPU: GPU table columns and GPU-qualified rows."""
+    return [i.name for i in ledger.inputs_of("lookup") if i.table == "gpus" or i.qualifier == "gpu"]
+
+
+def rebound_lookup(ledger: Ledger, name: str, gpu_cell: str) -> str:
+    """A GPU-dependent lookup read at the GPU id in `gpu_cell` (a Compare column header)."""
+    inp = ledger.inputs[name]
+    formula = lookup_formula(inp, gpu_cell) if inp.table == "gpus" \
+        else lookup_formula(inp, inp.key, gpu_cell)
+    return "(" + formula[1:] + ")"
 BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 CONTEXTS = [1024 * 2**i for i in range(8)]  # 1K .. 128K
 
@@ -74,18 +89,18 @@ def write_compare(wb, ledger: Ledger, results: list[Result], gpus: list[str],
     text(ws, 1, 1, "Model x GPU under the other inputs of the Inputs sheet (live)",
          font=TITLE_FONT)
     row = 3
-    for q in ("usd_per_million_output_tokens", "max_concurrency"):
+    lookups = gpu_lookups(ledger)
+    for q in COMPARE:
         text(ws, row, 1, q, font=TITLE_FONT)
         header(ws, row + 1, ["model"] + gpus)
         for r, res in enumerate(results, start=row + 2):
             text(ws, r, 1, res.model_id)
-            template = _template(res.tags, q, frozenset(GPU_LOOKUPS))
+            template = _template(res.tags, q, frozenset(lookups))
             names = _names_for(ledger, res)
             form = ledger.any_form(q)
             for c, gpu in enumerate(gpus, start=2):
                 key = f"${get_column_letter(c)}${row + 1}"  # the GPU id in the header
-                names.update({g: "(" + lookup_formula(ledger.inputs[g], key)[1:] + ")"
-                              for g in GPU_LOOKUPS})
+                names.update({g: rebound_lookup(ledger, g, key) for g in lookups})
                 put(ws, r, c, template.fill(names), fill=FORMULA_FILL,
                     number_format=excel_format(form.unit, form.integer))
                 cells.append(Cell(ws.title, ws.cell(row=r, column=c).coordinate, res.model_id, q,

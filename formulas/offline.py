@@ -1,0 +1,96 @@
+"""Offline serving: output tokens per second when every request is queued, and its cost.
+
+What engines measure with all requests queued at once (TensorRT-LLM trtllm-bench, vLLM's
+offline benchmark): in-flight batching keeps `offline_concurrency` requests running; each
+forward step of a pipeline stage carries one decode token for each of its requests plus, with
+chunked prefill, the prompt tokens of the requests that replace the finished ones
+(prompt / output of them per decode token, in steady state). Concurrency is the least of the
+engine's batch cap, the requests whose whole KV fits its pool (no eviction), and the requests
+whose decode and prefill tokens fit its per-step token budget. A pipeline of P stages keeps P
+micro-batches in flight, one per stage.
+
+The ceiling (`offline_ceiling_tokens_per_s`) is the same step at the roofline: every FLOP at
+peak and every HBM byte at peak bandwidth, overlapped, with no link time and no overheads;
+no engine on this hardware exceeds it. The estimate charges the time model in
+force (default `calibrated`: fitted per GPU to measured throughput).
+Shortcuts: steady state (ramp-up and drain not charged); attention at the mean context; MoE
+routing uniform; a request yields at least its first token (output_tokens 0 counts as 1).
+"""
+from sympy import Max, Min, Piecewise, floor
+
+from ledgerbuild.ledger import quantity
+
+from .flops import flops_per_token, flops_prefill, peak_flops_per_s
+from .inputs import (bandwidth_efficiency, hbm_bandwidth_bytes_per_s, max_batch, max_num_tokens,
+                     mfu, num_hidden_layers, output_tokens, pipeline_parallel,
+                     price_per_gpu_hour, prompt_tokens)
+from .kv_cache import kv_bytes_at_context
+from .latency import embedding_unread_bytes, experts_untouched_bytes, link_time, step_time
+from .memory import kv_capacity_requests, kv_share_per_gpu, total_gpus, weight_bytes
+from .sources import LECTURE, NCCL, TRTLLM
+
+T = "offline"
+outputs = Max(output_tokens, 1)  # the prefill itself yields the first token
+SRC = LECTURE + " §6.3 (extended: prefill charged); " + TRTLLM
+
+offline_concurrency = quantity(
+    "offline_concurrency",
+    Min(max_batch, kv_capacity_requests,
+        floor(max_num_tokens * outputs / (prompt_tokens + outputs))),
+    "requests", "Requests in flight: min(batch cap, KV pool / request KV, token budget per "
+    "step / (prompt + output) x output)", source=SRC, topic=T, integer=True)
+micro_batch = quantity("offline_micro_batch", offline_concurrency / pipeline_parallel,
+                       "requests", "Requests one pipeline stage steps at a time", source=SRC,
+                       topic=T)
+step_tokens = quantity("offline_step_tokens",
+                       micro_batch * (prompt_tokens + outputs) / outputs, "tokens",
+                       "Tokens per stage step: one decode token per request plus its share of "
+                       "prefill (chunked prefill)", source=SRC, topic=T)
+flops_per_output_token = quantity("offline_flops_per_output_token",
+                                  flops_per_token + flops_prefill / outputs, "FLOP",
+                                  "FLOPs per output token, the prompt's prefill shared out",
+                                  source=SRC, topic=T)
+unread = quantity("offline_experts_unread_bytes", experts_untouched_bytes(floor(step_tokens)), "bytes",
+                  "Routed-expert bytes a step of offline_step_tokens does not read", source=SRC,
+                  topic=T, when="moe")
+quantity("offline_experts_unread_bytes", 0, "bytes", "Dense model: every weight is read",
+         source=SRC, topic=T, when="dense")
+step_bytes = quantity("offline_bytes_per_gpu",
+                      (weight_bytes - embedding_unread_bytes - unread) / total_gpus
+                      + micro_batch * kv_bytes_at_context * kv_share_per_gpu, "bytes",
+                      "HBM bytes one GPU reads in a stage step (weights, the micro-batch's KV)",
+                      source=SRC, topic=T)
+compute_floor = quantity("offline_compute_floor_s",
+                         micro_batch * flops_per_output_token
+                         / (total_gpus * peak_flops_per_s), "s",
+                         "Stage step compute at peak FLOP/s", source=SRC, topic=T)
+memory_floor = quantity("offline_memory_floor_s", step_bytes / hbm_bandwidth_bytes_per_s, "s",
+                        "Stage step HBM reads at peak bandwidth", source=SRC, topic=T)
+link = quantity("offline_link_s",
+                link_time(step_tokens, num_hidden_layers / pipeline_parallel), "s",
+                "Stage step all-reduces and hand-off under the time model", source=NCCL, topic=T)
+step = quantity("offline_step_s",
+                step_time(compute_floor / mfu, memory_floor / bandwidth_efficiency, link,
+                          micro_batch),
+                "s", "Stage step time under the time model in force", source=SRC, topic=T)
+fits = offline_concurrency > 0
+throughput = quantity("offline_throughput_tokens_per_s",
+                      Piecewise((micro_batch / step, fits), (0, True)), "tokens/s",
+                      "Output tokens per second of the deployment, all requests queued "
+                      "(estimate under the time model; 0 = does not fit)", source=SRC, topic=T)
+ceiling = quantity("offline_ceiling_tokens_per_s",
+                   Piecewise((micro_batch / Max(compute_floor, memory_floor), fits), (0, True)),
+                   "tokens/s", "Roofline ceiling of offline throughput: no engine exceeds it "
+                   "(0 = does not fit)", source=SRC, topic=T)
+
+
+def usd_per_million(tokens_per_s):
+    return Piecewise((price_per_gpu_hour * total_gpus / 3600 * 10**6 / tokens_per_s, fits),
+                     (0, True))
+
+
+quantity("offline_usd_per_million_output_tokens", usd_per_million(throughput), "USD",
+         "Cost of a million output tokens, prefill charged (estimate; 0 = does not fit)",
+         source=SRC, topic=T)
+quantity("offline_floor_usd_per_million_output_tokens", usd_per_million(ceiling), "USD",
+         "Floor of that cost at the roofline ceiling (0 = does not fit)", source=SRC, topic=T)
