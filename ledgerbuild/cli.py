@@ -74,7 +74,11 @@ def show(model: str = typer.Argument(..., help="Catalog id, model YAML path or H
          gpu: Optional[str] = typer.Option(None, help="GPU id or GPU YAML path [h100-sxm]"),
          gpus: Optional[int] = typer.Option(None, "--gpus", help="GPU count (tensor parallel)"),
          workload: Optional[str] = typer.Option(None, help="Workload id [chat]"),
-         time_model: Optional[str] = typer.Option(None, help="Time model id [roofline]"),
+         time_model: Optional[str] = typer.Option(None, help="Time model id or YAML file "
+                                                  "[calibrated; roofline for the floor]"),
+         engine: Optional[str] = typer.Option(None, help="Serving engine: vllm | tensorrt-llm "
+                                              "| lecture [vllm]"),
+         pp: Optional[int] = typer.Option(None, "--pp", help="Pipeline-parallel stages [1]"),
          set_: Optional[List[str]] = typer.Option(None, "--set", help=SET_HELP),
          json_: bool = typer.Option(False, "--json", help="Print one JSON object.")):
     """Every quantity of one model for a scenario.
@@ -86,7 +90,8 @@ def show(model: str = typer.Argument(..., help="Catalog id, model YAML path or H
     from .writers.terminal import show_json, show_table
 
     result = evaluate(model, _sets(set_, gpu=gpu, gpu_count=gpus, workload=workload,
-                                   time_model=time_model))
+                                   time_model=time_model, serving_engine=engine,
+                                   pipeline_parallel=pp))
     if json_:
         sys.stdout.write(show_json(result) + "\n")
     else:
@@ -176,6 +181,107 @@ def derive(model: str = typer.Argument(..., help="Catalog id, model YAML or HF c
     if format_ not in ("md", "tex"):
         raise LedgerError(f"--format {format_!r}: valid: md, tex")
     sys.stdout.write(derive_snippet(model, quantity, format_, _sets(set_), templates))
+
+
+MEASURED_HELP = "Measurement file (YAML rows or CSV): model, gpu, precision, tp, pp, isl, osl, " \
+                "tokens_per_s [the shipped TensorRT-LLM v0.17 table]"
+
+
+@app.command()
+@guarded
+def calibrate(measurements: Optional[Path] = typer.Argument(None, help=MEASURED_HELP),
+              output: Path = typer.Option(Path("build/calibrated.yaml"), "-o", "--output",
+                                          help="Time-model YAML to write"),
+              name: Optional[str] = typer.Option(None, help="Time-model id [the output file's "
+                                                 "name]"),
+              engine: str = typer.Option("tensorrt-llm", help="Engine the rows were measured "
+                                         "with (engine table id)")):
+    """Fit the time model's efficiencies per GPU to measured throughput.
+
+    Writes a time-model YAML usable as `--time-model FILE` and a per-row report (CSV).
+
+    Examples: `ledgerbuild calibrate my-cluster.csv -o my-cluster.yaml`,
+    `ledgerbuild show llama-3-70b --gpus 4 --time-model my-cluster.yaml`
+    """
+    from .writers.validation import summary
+
+    fit = _calibrate(measurements, output, name, engine)
+    _print_summary(summary(*fit), f"calibrated fit written to {output}")
+
+
+def _calibrate(measurements, output: Path, name, engine):
+    import re
+
+    from . import calibration, measurements as measured
+    from .catalog import ID
+    from .files import write_text
+    from .writers.validation import rows_table, write_csv
+
+    name = name or output.stem
+    if not re.match(ID, name):
+        raise LedgerError(f"--name {name!r}: a time-model id is lowercase letters, digits, '.', "
+                          "'_' and '-'")
+    path, rows = measured.load(measurements)
+    prepared = calibration.prepare(rows, engine)
+    fitted, fallback = calibration.fit(prepared)
+    write_text(output, calibration.time_model_yaml(name, fitted, fallback, prepared, str(path)))
+    predicted = calibration.predict(prepared, fitted)
+    ceiling = calibration.ceiling(prepared)
+    write_csv(output.with_suffix(".report.csv"), rows_table(prepared, predicted, ceiling))
+    return prepared, predicted, ceiling
+
+
+def _print_summary(s: dict, title: str) -> None:
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for col in ("GPU", "rows", "median |error|", "p90 |error|", "max |error|"):
+        table.add_column(col, justify="left" if col == "GPU" else "right")
+    for gpu, e in [*s["per_gpu"].items(), ("all", s["overall"])]:
+        table.add_row(gpu, str(e["rows"]), f"{e['median']:.1%}", f"{e['p90']:.1%}",
+                      f"{e['max']:.1%}")
+    out.print(table)
+    out.print(f"rows above the roofline ceiling: {len(s['ceiling_breaks'])}"
+              + (f" (rows {', '.join(map(str, s['ceiling_breaks']))})" if s["ceiling_breaks"]
+                 else ""), highlight=False)
+
+
+@app.command()
+@guarded
+def validate(measurements: Optional[Path] = typer.Argument(None, help=MEASURED_HELP),
+             time_model: str = typer.Option("calibrated", help="Time-model id or YAML file"),
+             engine: str = typer.Option("tensorrt-llm", help="Engine the rows were measured with"),
+             output: Path = typer.Option(Path("build/validate"), "-o", "--output",
+                                         help="Path stem of the CSV, PNG and SVG"),
+             json_: bool = typer.Option(False, "--json", help="Print one JSON object.")):
+    """Put the ledger's offline throughput beside measurements: error table, ceiling breaks,
+    a log-log plot.
+
+    Examples: `ledgerbuild validate`, `ledgerbuild validate my-cluster.csv --time-model
+    my-cluster.yaml`, `ledgerbuild validate --time-model roofline`
+    """
+    import json
+
+    from . import calibration, measurements as measured
+    from .catalog import load_time_model
+    from .writers.validation import rows_table, summary, write_csv, write_plot
+
+    path, rows = measured.load(measurements)
+    time_model = load_time_model(time_model)
+    prepared = calibration.prepare(rows, engine, time_model)
+    predicted, ceiling = calibration.predict(prepared), calibration.ceiling(prepared)
+    s = summary(prepared, predicted, ceiling)
+    write_csv(output.with_suffix(".csv"), rows_table(prepared, predicted, ceiling))
+    write_plot(output, prepared, predicted, f"{path.name}: time model {time_model}, "
+               f"engine {engine}")
+    if json_:
+        sys.stdout.write(json.dumps({"measurements": str(path), "time_model": time_model,
+                                     "engine": engine, **s}) + "\n")
+    else:
+        _print_summary(s, f"{path.name} vs offline_throughput_tokens_per_s (time model "
+                          f"{time_model}, engine {engine})")
+        out.print(f"wrote {output.with_suffix('.csv')}, {output.with_suffix('.png')}, "
+                  f"{output.with_suffix('.svg')}", highlight=False)
 
 
 from . import cli_sim  # noqa: E402,F401  (registers sample, bpe, stream, tokens)

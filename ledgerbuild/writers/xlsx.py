@@ -8,7 +8,6 @@ interrupted run leaves the previous workbook intact.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from openpyxl import Workbook
@@ -16,6 +15,7 @@ from openpyxl import Workbook
 from .. import catalog
 from ..errors import LedgerError, close_matches
 from ..evaluate import Evaluator
+from ..files import atomic_save
 from .xlsx_models import Cell, write_model_sheet, write_models_table
 from .xlsx_tables import write_about, write_inputs, write_table
 from .xlsx_views import write_compare, write_summary, write_sweeps
@@ -88,14 +88,7 @@ def build_workbook(model_spec: str, gpu_spec: str, sets: dict, progress: bool = 
 
 
 def save_atomically(wb, path: Path) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    os.close(fd)
-    try:
-        wb.save(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_save(path, wb.save)
 
 
 def write_workbook(model_spec: str, gpu_spec: str, sets: dict, output: Path,

@@ -1,0 +1,173 @@
+"""Serving estimates against measured throughput (TensorRT-LLM v0.17, measurements/).
+
+Expected figures come from the measurements (NVIDIA's published table) and from the issue's
+acceptance bounds; physical plausibility bounds from datasheets. The lecture's own figures are
+in test_golden.py (its scenario pinned there).
+"""
+import json
+
+import numpy as np
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from ledgerbuild import calibration, catalog, measurements
+from ledgerbuild.cli import app
+from ledgerbuild.evaluate import evaluate, to_plain
+
+runner = CliRunner()
+
+
+def run(*args):
+    return runner.invoke(app, list(args))
+
+
+@pytest.fixture(scope="module")
+def v017():
+    _, rows = measurements.load()
+    return rows
+
+
+@pytest.fixture(scope="module")
+def under():
+    _, rows = measurements.load()
+    return {tm: calibration.prepare(rows, "tensorrt-llm", tm) for tm in ("roofline", "calibrated")}
+
+
+def test_every_fp8_fp16_row_evaluates(v017, under):
+    assert len(v017) == 373  # the table's published cells (measurements/ header)
+    for prepared in under.values():
+        assert np.isfinite(calibration.predict(prepared)).all()
+        assert (calibration.predict(prepared) > 0).all()
+
+
+def test_no_measured_row_beats_the_roofline(under):
+    prepared = under["roofline"]
+    roofline = calibration.predict(prepared)  # offline throughput under --time-model roofline
+    ceiling = calibration.ceiling(prepared)
+    assert (prepared.measured <= roofline).all()
+    assert (prepared.measured <= ceiling).all()
+    assert (roofline <= ceiling * (1 + 1e-12)).all()
+
+
+def test_calibrated_error_within_the_issue_bounds(under):
+    prepared = under["calibrated"]
+    rel = np.abs(calibration.predict(prepared) / prepared.measured - 1)
+    assert np.median(rel) <= 0.15 and np.percentile(rel, 90) <= 0.40
+
+
+def test_error_does_not_depend_on_request_shape(under):
+    """Prefill-heavy and decode-heavy shapes are both within the bounds (the floor was 3x apart)."""
+    prepared = under["calibrated"]
+    ratio = calibration.predict(prepared) / prepared.measured
+    for isl, osl in {(m.isl, m.osl) for m in prepared.rows}:
+        mask = np.array([(m.isl, m.osl) == (isl, osl) for m in prepared.rows])
+        assert 0.85 <= np.median(ratio[mask]) <= 1.15, (isl, osl)
+
+
+def test_shipped_fit_is_physically_plausible():
+    rows = [r for i, r in catalog.table("time_models").items() if i.split("@")[0] == "calibrated"]
+    assert len(rows) >= 6  # the preset and one row per measured GPU
+    for r in rows:
+        assert r.bandwidth_efficiency <= 0.95 and r.mfu <= 0.85, r.id
+        assert r.step_overhead_s <= 1e-3 and r.allreduce_latency_s <= 50e-6, r.id
+
+
+def test_show_json_and_evaluate_agree_on_a_measured_row():
+    scenario = {"gpu": "h100-sxm", "gpu_count": "4", "pipeline_parallel": "1",
+                "weight_dtype": "fp8", "kv_dtype": "fp8", "prompt_tokens": "2048",
+                "output_tokens": "2048", "serving_engine": "tensorrt-llm",
+                "time_model": "calibrated"}
+    result = evaluate("llama-3-70b", scenario)
+    args = [a for k, v in scenario.items() for a in ("--set", f"{k}={v}")]
+    shown = json.loads(run("show", "llama-3-70b", *args, "--json").output)
+    q = "offline_throughput_tokens_per_s"
+    assert shown["quantities"][q]["value"] == pytest.approx(to_plain(result.value(q)), rel=1e-12)
+    fitted = catalog.row("time_models", "calibrated@h100-sxm")
+    for name in ("bandwidth_efficiency", "mfu", "step_overhead_s"):
+        assert shown["scenario"][name] == pytest.approx(getattr(fitted, name))
+    # the measured cell (LLaMA v3.1 70B, H100, FP8, TP4, 2048/2048): 5480.03 tokens/s
+    assert to_plain(result.value(q)) == pytest.approx(5480.03, rel=0.25)
+
+
+def test_gpu_memory_is_what_the_driver_reports():
+    # nvidia-smi on an H100 SXM prints 81559MiB; the lecture reads the marketed 80 GB as 80e9
+    assert to_plain(evaluate("llama-3-8b").value("gpu_memory_bytes")) == 81559 * 2**20
+    lecture = evaluate("llama-3-8b", {"memory_gb_unit_bytes": "1000000000"})
+    assert to_plain(lecture.value("gpu_memory_bytes")) == 80 * 10**9
+
+
+def test_tensorrt_llm_keeps_more_kv_than_the_lecture_budget():
+    """Llama 3.1 70B FP8 on one H100: TensorRT-LLM measured 3378 tok/s at 128/128, above the
+    old decode-only ceiling, because its pool is 0.95 of what is free after the weights."""
+    sets = {"weight_dtype": "fp8", "kv_dtype": "fp8", "prompt_tokens": "128",
+            "output_tokens": "128"}
+    trt = evaluate("llama-3-70b", {**sets, "serving_engine": "tensorrt-llm"})
+    lecture = evaluate("llama-3-70b", {**sets, "serving_engine": "lecture",
+                                       "memory_gb_unit_bytes": "1000000000"})
+    assert trt.value("kv_budget_bytes_per_gpu") > 2 * lecture.value("kv_budget_bytes_per_gpu")
+    ceiling = evaluate("llama-3-70b", {**sets, "serving_engine": "tensorrt-llm",
+                                       "time_model": "roofline"})
+    assert to_plain(ceiling.value("offline_throughput_tokens_per_s")) >= 3378.03
+
+
+def test_pipeline_parallel_charges_every_gpu():
+    one = evaluate("llama-3-70b", {"gpu_count": "2"})
+    two = evaluate("llama-3-70b", {"gpu_count": "2", "pipeline_parallel": "2"})
+    assert to_plain(two.value("total_gpus")) == 4
+    assert to_plain(two.value("weight_bytes_per_gpu")) * 2 == pytest.approx(
+        to_plain(one.value("weight_bytes_per_gpu")))
+
+
+def test_calibrate_writes_a_time_model_that_show_uses(tmp_path):
+    src = tmp_path / "mine.csv"
+    src.write_text("model,gpu,precision,tp,pp,isl,osl,tokens_per_s\n"
+                   "llama-3-8b,h100-sxm,FP8,1,1,128,128,28836.77\n"
+                   "llama-3-8b,h100-sxm,FP8,1,1,2048,128,3556.73\n"
+                   "llama-3-8b,h100-sxm,FP8,1,1,128,2048,21109.38\n"
+                   "llama-3-8b,h100-sxm,FP8,1,1,1000,1000,15244.78\n"
+                   "llama-3-8b,h100-sxm,FP8,1,1,5000,500,3559.36\n"
+                   "llama-3-8b,h100-sxm,FP8,1,1,20000,2000,1401.31\n")
+    out = tmp_path / "my-cluster.yaml"
+    result = run("calibrate", str(src), "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "my-cluster.report.csv").is_file()
+    ids = [r["id"] for r in yaml.safe_load(out.read_text())["rows"]]
+    assert ids == ["my-cluster", "my-cluster@h100-sxm"]
+    shown = run("show", "llama-3-8b", "--time-model", str(out), "--json")
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.output)["time_model"].startswith("my-cluster@h100-sxm")
+
+
+def test_validate_writes_table_and_plot(tmp_path):
+    result = run("validate", "--json", "-o", str(tmp_path / "v"))
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["ceiling_breaks"] == [] and report["overall"]["rows"] == 373
+    for suffix in (".csv", ".png", ".svg"):
+        assert (tmp_path / f"v{suffix}").stat().st_size > 1000
+
+
+HEADER = "model,gpu,precision,tp,pp,isl,osl,tokens_per_s\n"
+GOOD = "llama-3-8b,h100-sxm,FP8,1,1,128,128,100\n"
+
+
+@pytest.mark.parametrize("body, says", [
+    ("model,gpu,precision,tp,isl,osl\nllama-3-8b,h100-sxm,FP8,1,128,128\n",
+     "row 1 field tokens_per_s: missing"),
+    (HEADER + "llama-9,h100-sxm,FP8,1,1,128,128,100\n", "row 1 field model: unknown model"),
+    (HEADER + "llama-3-8b,h900,FP8,1,1,128,128,100\n", "row 1 field gpu: unknown gpu"),
+    (HEADER + "llama-3-8b,h100-sxm,FP8,1,1,128,128,-3\n", "row 1 field tokens_per_s: must be"),
+    (HEADER + "llama-3-8b,h100-sxm,FP8,1,1,128,128,0\n", "row 1 field tokens_per_s: must be"),
+    (HEADER + GOOD + GOOD, "row 2 field tokens_per_s: duplicate of row 1"),
+    (HEADER + "llama-3-8b,h100-sxm,FP8,1.5,1,128,128,100\n", "row 1 field tp: must be a whole"),
+    (HEADER + "llama-3-8b,h100-sxm,FP3,1,1,128,128,100\n", "row 1 field precision: unknown dtype"),
+])
+def test_bad_measurement_files_get_one_line(tmp_path, body, says):
+    path = tmp_path / "bad.csv"
+    path.write_text(body)
+    for command in ("calibrate", "validate"):
+        result = run(command, str(path), "-o", str(tmp_path / "out.yaml"))
+        assert result.exit_code == 2, result.output
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and str(path) in lines[0] and says in lines[0], result.output
