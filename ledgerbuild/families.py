@@ -21,6 +21,9 @@ class Family:
     moe: dict = field(default_factory=dict)  # ledger field -> config key (or constant)
     mla: bool = False
     pattern: str = "full"  # rule for per-layer attention when layer_types is absent
+    # MoE on every n-th layer only (config key of n) and the width of the dense layers between
+    moe_every: str | None = None
+    dense_width: str | None = None
 
 
 _MIXTRAL_MOE = {"n_routed_experts": "num_local_experts", "num_experts_per_tok":
@@ -52,7 +55,8 @@ FAMILIES: dict[str, Family] = {
                                             "router_bias": 1, "expert_bias": 1},
                       moe=_MIXTRAL_MOE, pattern="alternate"),
     "llama4_text": Family("Llama4ForCausalLM", moe={**_MIXTRAL_MOE, "n_shared_experts": 1},
-                          pattern="llama4"),
+                          pattern="llama4", moe_every="interleave_moe_layer_step",
+                          dense_width="intermediate_size_mlp"),
 }
 _ALIASES = {"kimi_k2": "deepseek_v3", "llama4": "llama4_text", "gemma3": "gemma3_text"}
 _BY_CLASS = {f.hf_class: t for t, f in FAMILIES.items()}
@@ -129,6 +133,10 @@ def ledger_fields(config: dict, layer_counts: dict | None = None) -> dict:
     if family.mla:
         fields.update({k: int(c[k]) for k in MLA_REQUIRED})
         fields["q_lora_rank"] = int(c.get("q_lora_rank") or 0)
+    every = int(c.get(family.moe_every) or 1) if family.moe_every else 1
+    if every > 1:  # Llama 4 Maverick: layers every-1, 2*every-1, ... are MoE, the rest dense
+        fields["first_k_dense_replace"] = n_layers - n_layers // every
+        fields["intermediate_size"] = int(c[family.dense_width])
     counts = layer_counts or _layer_counts(c, family, n_layers)
     fields["num_sliding_layers"] = counts.get("sliding", 0)
     fields["sliding_window"] = int(c.get("sliding_window") or 0) if fields[

@@ -28,8 +28,9 @@ SUMMARY = ["params_total", "params_active", "weight_bytes", "kv_bytes_per_token"
            "offline_throughput_tokens_per_s", "offline_ceiling_tokens_per_s",
            "offline_usd_per_million_output_tokens", "offline_floor_usd_per_million_output_tokens",
            "usd_per_million_output_tokens"]
-COMPARE = ("offline_usd_per_million_output_tokens", "usd_per_million_output_tokens",
-           "max_concurrency")
+# the offline estimate stays on the Summary and model sheets: inlined per GPU column its formula
+# is ~15,000 characters and LibreOffice gives Err:503 where a model does not fit (issue 14)
+COMPARE = ("usd_per_million_output_tokens", "max_concurrency")
 
 
 def gpu_lookups(ledger: Ledger) -> list[str]:
