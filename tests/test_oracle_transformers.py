@@ -1,7 +1,7 @@
 """Oracle: transformers as the referee for parameters, FLOPs and KV bytes.
 
 - params_total equals, to the integer, the transformers *ForCausalLM built from each catalog
-  entry on the meta device (all 24 models).
+  entry on the meta device (every catalog model).
 - FLOPs equal torch.utils.flop_counter.FlopCounterMode on tiny random-weight models of the
   Llama, Qwen2, Mixtral and DeepSeek-V3 shapes: decode matmuls (aten.mm) and attention
   (aten.bmm, eager) exactly; prefill matmuls exactly (eager attention computes the full
