@@ -7,7 +7,13 @@ normalised per family by `ledgerbuild.families`. Scenario inputs carry the names
 """
 import sympy as sp
 
-from ledgerbuild.ledger import key_input, lookup_input, model_input, scenario_input, variant
+from ledgerbuild.ledger import (
+    key_input,
+    lookup_input,
+    model_input,
+    scenario_input,
+    variant,
+)
 
 from .sources import HF, LECTURE, NCCL, VLLM
 

@@ -17,12 +17,30 @@ from sympy import Max, Piecewise
 from ledgerbuild.ledger import quantity
 
 from .flops import flops_per_token, flops_prefill, peak_flops_per_s
-from .inputs import (activation_dtype_bytes, allreduce_efficiency, allreduce_latency_s,
-                     bandwidth_efficiency, batch_size, count_embedding_read, gpu_count,
-                     hbm_bandwidth_bytes_per_s, hidden_size, interconnect_bytes_per_s,
-                     interconnect_hop_latency_s, mfu, n_routed_experts, num_experts_per_tok,
-                     num_hidden_layers, output_tokens, overlap, pipeline_parallel, prompt_tokens,
-                     sequence_overhead_s, step_overhead_s, weight_dtype_bytes)
+from .inputs import (
+    activation_dtype_bytes,
+    allreduce_efficiency,
+    allreduce_latency_s,
+    bandwidth_efficiency,
+    batch_size,
+    count_embedding_read,
+    gpu_count,
+    hbm_bandwidth_bytes_per_s,
+    hidden_size,
+    interconnect_bytes_per_s,
+    interconnect_hop_latency_s,
+    mfu,
+    n_routed_experts,
+    num_experts_per_tok,
+    num_hidden_layers,
+    output_tokens,
+    overlap,
+    pipeline_parallel,
+    prompt_tokens,
+    sequence_overhead_s,
+    step_overhead_s,
+    weight_dtype_bytes,
+)
 from .kv_cache import kv_bytes_at_context, kv_bytes_prompt
 from .memory import kv_share_per_gpu, total_gpus, weight_bytes, weight_bytes_per_gpu
 from .params import num_moe_layers, params_embedding, params_expert

@@ -14,10 +14,21 @@ from sympy import Max, Min, Piecewise, ceiling, floor
 
 from ledgerbuild.ledger import quantity
 
-from .inputs import (engine_fraction_of_free, engine_reserve_bytes, gpu_count,
-                     gpu_memory_driver_bytes, gpu_memory_gb, logits_dtype_bytes, max_batch,
-                     memory_gb_unit_bytes, memory_utilization, pipeline_parallel, prompt_tokens,
-                     vocab_size, weight_dtype_bytes)
+from .inputs import (
+                     engine_fraction_of_free,
+                     engine_reserve_bytes,
+                     gpu_count,
+                     gpu_memory_driver_bytes,
+                     gpu_memory_gb,
+                     logits_dtype_bytes,
+                     max_batch,
+                     memory_gb_unit_bytes,
+                     memory_utilization,
+                     pipeline_parallel,
+                     prompt_tokens,
+                     vocab_size,
+                     weight_dtype_bytes,
+)
 from .kv_cache import kv_bytes_per_request, kv_bytes_per_token, kv_shard_fraction
 from .params import params_total
 from .sources import LECTURE, PIPELINE

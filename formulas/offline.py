@@ -21,11 +21,25 @@ from sympy import Max, Min, Piecewise, floor
 from ledgerbuild.ledger import quantity
 
 from .flops import flops_per_token, flops_prefill, peak_flops_per_s
-from .inputs import (bandwidth_efficiency, hbm_bandwidth_bytes_per_s, max_batch, max_num_tokens,
-                     mfu, num_hidden_layers, output_tokens, pipeline_parallel,
-                     price_per_gpu_hour, prompt_tokens)
+from .inputs import (
+    bandwidth_efficiency,
+    hbm_bandwidth_bytes_per_s,
+    max_batch,
+    max_num_tokens,
+    mfu,
+    num_hidden_layers,
+    output_tokens,
+    pipeline_parallel,
+    price_per_gpu_hour,
+    prompt_tokens,
+)
 from .kv_cache import kv_bytes_at_context
-from .latency import embedding_unread_bytes, experts_untouched_bytes, link_time, step_time
+from .latency import (
+    embedding_unread_bytes,
+    experts_untouched_bytes,
+    link_time,
+    step_time,
+)
 from .memory import kv_capacity_requests, kv_share_per_gpu, total_gpus, weight_bytes
 from .sources import LECTURE, NCCL, TRTLLM
 

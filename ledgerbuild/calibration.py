@@ -120,7 +120,7 @@ def fit(prepared: Prepared) -> tuple[dict, dict]:
 
 def errors(predicted: np.ndarray, measured: np.ndarray) -> dict:
     rel = np.abs(predicted / measured - 1)
-    return {"rows": int(len(rel)), "median": float(np.median(rel)),
+    return {"rows": len(rel), "median": float(np.median(rel)),
             "p90": float(np.percentile(rel, 90)), "max": float(rel.max())}
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import csv
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
 
@@ -51,7 +51,7 @@ def shipped_path() -> Path:
     return Path(str(resources.files("ledgerbuild.catalog_measurements").joinpath(SHIPPED)))
 
 
-@lru_cache(maxsize=None)
+@cache
 def aliases() -> dict:
     path = Path(str(resources.files("ledgerbuild.catalog_measurements").joinpath("aliases.yaml")))
     return yaml.safe_load(path.read_text(encoding="utf-8"))
