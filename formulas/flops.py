@@ -8,15 +8,14 @@ counted (they are not matmuls); sliding layers see min(S, window) tokens when th
 them (engine table sliding_window_kv; TensorRT-LLM v0.17 engines keep the full context),
 chunked layers see the tokens of their own chunk.
 """
-from sympy import And, Max, Min, Piecewise, floor
+from sympy import Max, Min, floor
 
 from ledgerbuild.ledger import quantity
 
-from .inputs import (attention_chunk_size as C, bf16_flops_per_s, context_tokens,
-                     fp8_flops_per_s, gpu_count, num_attention_heads, num_chunked_layers,
+from .inputs import (attention_chunk_size as C, context_tokens, gpu_count, num_attention_heads, num_chunked_layers,
                      num_hidden_layers, num_sliding_layers, prompt_tokens, sliding_window as W,
-                     sliding_window_kv as K,
-                     weights_use_fp8_math)
+                     sliding_window_kv as K)
+from .numerics import peak_flops_per_s
 from .params import (attn_v_head_dim, params_lm_head_matmul, params_matmul, params_total,
                      qk_head_dim)
 from .sources import LECTURE, PREREQ, SHAPES
@@ -82,13 +81,7 @@ quantity("context_attention_equals_rest",
          "Context at which attention FLOPs equal all the rest (no window caps)",
          source=S42 + "; §10 (Llama-3-8B ~29K)", topic=T)
 
-# rule of thumb of seeds/001 and the worked request of seeds/002
-peak_flops_per_s = quantity(
-    "peak_flops_per_s",
-    Piecewise((fp8_flops_per_s, And(weights_use_fp8_math > 0, fp8_flops_per_s > 0)),
-              (bf16_flops_per_s, True)),
-    "FLOP/s", "Dense tensor peak for the weight precision (FP8 if the GPU has it, else BF16)",
-    source="GPU table", topic=T)
+# rule of thumb of seeds/001 and the worked request of seeds/002 (peak: formulas/numerics.py)
 flops_prefill_2n = quantity("flops_prefill_2n", 2 * params_total * prompt_tokens, F,
                             "Rule of thumb: prefill FLOPs = 2 x N x L_p",
                             source=SHAPES + " (mental-math rule 1); " + PREREQ, topic=T)

@@ -15,7 +15,7 @@ from ledgerbuild.ledger import (
     variant,
 )
 
-from .sources import HF, LECTURE, NCCL, VLLM
+from .sources import HF, KORTHIKANTI, LECTURE, LORA, NCCL, PREREQ, VLLM
 
 # --- model fields (HF config.json) -------------------------------------------------------
 hidden_size = model_input("hidden_size", "elements", "Width of the residual stream d", lo=1, tex=r"d")
@@ -86,6 +86,16 @@ key_input("weight_dtype", "Precision the weights are stored in", table="dtypes",
           default="bf16", source=LECTURE + " §6")
 key_input("kv_dtype", "Precision of the KV cache", table="dtypes", default="bf16",
           source=LECTURE + " §5.1")
+WEIGHT = sp.Symbol("weight_dtype")  # a key whose default follows weight_dtype
+key_input("embedding_dtype", "Precision of the token embedding (default: weight_dtype)",
+          table="dtypes", default=WEIGHT, source="per-part precision (e.g. INT4 with BF16 embedding)")
+key_input("lm_head_dtype", "Precision of lm_head (default: weight_dtype)", table="dtypes",
+          default=WEIGHT, source="per-part precision")
+key_input("expert_dtype", "Precision of the routed experts of MoE layers (default: weight_dtype)",
+          table="dtypes", default=WEIGHT, source="gpt-oss model card (MXFP4 experts, BF16 rest)")
+key_input("training_recipe", "Bytes kept per trained parameter (weights, gradients, master, "
+          "optimizer)", table="training_recipes", default="mixed-adamw",
+          source="ZeRO §3.1; DeepSeek-V3 §3.3.3")
 key_input("workload", "Workload (prompt and output tokens)", table="workloads", default="chat",
           source=LECTURE + " §6.3")
 key_input("time_model", "How compute, memory and link time combine (calibrated: fitted per GPU "
@@ -127,14 +137,33 @@ context_tokens = scenario_input(
     default=prompt_tokens + output_tokens / 2, lo=1, source=LECTURE + " §6.3", tex="S")
 batch_size = scenario_input("batch_size", "requests", "Batch for the TPOT floor", default=1,
                             lo=1, integer=True, source=LECTURE + " §6.2", tex=r"B")
-weight_dtype_bytes = lookup_input("weight_dtype_bytes", "bytes", "Bytes per weight",
-                                  key="weight_dtype", column="bytes", source=LECTURE + " §6")
-kv_dtype_bytes = lookup_input("kv_dtype_bytes", "bytes", "Bytes per KV element", key="kv_dtype",
-                              column="bytes", source=LECTURE + " §5.1")
-weights_use_fp8_math = lookup_input("weights_use_fp8_math", "0/1",
-                                    "1 if the weight precision runs on FP8 tensor cores",
-                                    key="weight_dtype", column="fp8_math",
-                                    source="dtype table")
+
+
+def format_lookups(part: str, key: str) -> tuple[sp.Symbol, sp.Symbol, sp.Symbol]:
+    """(element bits, scale + zero-point bits per block, block size) of the format `key` names."""
+    src = "dtype table (OCP MX v1.0; NVIDIA NVFP4; OFP8)"
+    return (lookup_input(f"{part}_element_bits", "bits", f"Bits of one {part} element",
+                         key=key, column="bits", source=src),
+            lookup_input(f"{part}_scale_bits", "bits",
+                         f"Bits of the scale and zero point of one {part} block", key=key,
+                         column="scale_bits", source=src),
+            lookup_input(f"{part}_block_size", "elements",
+                         f"{part.capitalize()} elements sharing one scale (1: none)", key=key,
+                         column="block_size", source=src))
+
+
+weight_format = format_lookups("weight", "weight_dtype")
+embedding_format = format_lookups("embedding", "embedding_dtype")
+lm_head_format = format_lookups("lm_head", "lm_head_dtype")
+expert_format = format_lookups("expert", "expert_dtype")
+kv_format = format_lookups("kv", "kv_dtype")
+weight_math_bits = lookup_input("weight_math_bits", "bits",
+                                "Tensor-core input width the weight format runs at (4, 8, 16)",
+                                key="weight_dtype", column="math_bits", source="dtype table")
+weight_dequant_overhead_bits = lookup_input(
+    "weight_dequant_overhead_bits", "bits",
+    "Weight-only formats: dequantising a weight costs the time of reading this many more bits",
+    key="weight_dtype", column="dequant_overhead_bits", source=PREREQ + " (4-bit: 2-3x, not 4x)")
 gpu_memory_gb = lookup_input("gpu_memory_gb", "GB", "Marketed GPU memory", key="gpu",
                              column="memory_gb", source="GPU table")
 gpu_memory_driver_bytes = lookup_input("gpu_memory_driver_bytes", "bytes",
@@ -181,6 +210,9 @@ hbm_bandwidth_bytes_per_s = lookup_input("hbm_bandwidth_bytes_per_s", "B/s",
 bf16_flops_per_s = lookup_input("bf16_flops_per_s", "FLOP/s", "Dense BF16 tensor peak",
                                 key="gpu", column="bf16_dense_tflops", scale=10**12,
                                 source="GPU table")
+fp4_flops_per_s = lookup_input("fp4_flops_per_s", "FLOP/s", "Dense FP4 tensor peak (0: none)",
+                               key="gpu", column="fp4_dense_tflops", scale=10**12,
+                               source="GPU table")
 fp8_flops_per_s = lookup_input("fp8_flops_per_s", "FLOP/s", "Dense FP8 tensor peak (0: none)",
                                key="gpu", column="fp8_dense_tflops", scale=10**12,
                                source="GPU table")
@@ -201,3 +233,32 @@ allreduce_efficiency = _time_model_input("allreduce_efficiency", "fraction",
                                          "Share of link bandwidth an all-reduce reaches")
 allreduce_latency_s = _time_model_input("allreduce_latency_s", "s",
                                         "Fixed latency of one all-reduce (kernel launch, sync)")
+
+# --- training and fine-tuning ------------------------------------------------------------
+def _recipe_input(column, description):
+    return lookup_input(f"recipe_{column}", "bytes/param", description, key="training_recipe",
+                        column=column, source="training-recipe table")
+
+
+recipe_working_weight_bytes = _recipe_input("working_weight_bytes",
+                                            "Working weights the matmuls read")
+recipe_gradient_bytes = _recipe_input("gradient_bytes", "Gradients")
+recipe_master_weight_bytes = _recipe_input("master_weight_bytes", "Master weights")
+recipe_optimizer_state_bytes = _recipe_input("optimizer_state_bytes",
+                                             "Optimizer state (Adam: two moments)")
+activation_recompute = scenario_input("activation_recompute", "0/1",
+                                      "1: full activation recomputation (keep each layer's input, "
+                                      "redo the forward in the backward)", default=0, lo=0, hi=1,
+                                      integer=True, source=KORTHIKANTI)
+train_seq_tokens = scenario_input("train_seq_tokens", "tokens", "Training sequence length s",
+                                  default=4096, lo=1, integer=True, source=KORTHIKANTI, tex="s")
+micro_batch = scenario_input("micro_batch", "sequences", "Sequences per micro-batch b",
+                             default=1, lo=1, integer=True, source=KORTHIKANTI, tex="b")
+lora_rank = scenario_input("lora_rank", "rank", "LoRA rank r (0: no adapters)", default=16,
+                           lo=0, integer=True, source=LORA, tex="r")
+lora_attention = scenario_input("lora_attention", "0/1",
+                                "1: adapters on q, k, v, o (every attention projection)",
+                                default=1, lo=0, hi=1, integer=True, source=LORA)
+lora_mlp = scenario_input("lora_mlp", "0/1",
+                          "1: adapters on gate, up, down (dense MLPs and shared experts)",
+                          default=1, lo=0, hi=1, integer=True, source=LORA)

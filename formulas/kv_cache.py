@@ -4,17 +4,18 @@ Lecture §5 (seeds/000): 2 x layers x KV heads x d_h x bytes for the GQA family 
 n_h; MQA: n_kv = 1); MLA caches the latent (kv_lora_rank) plus the shared RoPE key
 (qk_rope_head_dim). Windowed layers keep at most their window. Tensor parallel (§6.1): KV
 heads are split over GPUs and replicated when there are fewer heads than GPUs; an MLA latent
-is held whole on every GPU. Shortcut: FP8/INT8 KV is the kv_dtype's byte count, no scales.
+is held whole on every GPU. KV formats carry their block scales (kv_bits_per_element, formulas/numerics.py).
 """
 from sympy import ceiling
 
 from ledgerbuild.ledger import quantity
 
 from .flops import attn_flops_per_visible_token, visible_tokens
-from .inputs import (context_tokens, gpu_count, head_dim, kv_dtype_bytes, kv_lora_rank,
+from .inputs import (context_tokens, gpu_count, head_dim, kv_lora_rank,
                      num_attention_heads, num_hidden_layers, num_key_value_heads,
                      output_tokens, prompt_tokens, qk_rope_head_dim, v_head_dim,
                      qk_nope_head_dim)
+from .numerics import kv_dtype_bytes
 from .sources import DEEPSEEK_V2, LECTURE
 
 T = "kv_cache"

@@ -16,7 +16,8 @@ from sympy import Max, Piecewise
 
 from ledgerbuild.ledger import quantity
 
-from .flops import flops_per_token, flops_prefill, peak_flops_per_s
+from .flops import flops_per_token, flops_prefill
+from .numerics import peak_flops_per_s
 from .inputs import (
     activation_dtype_bytes,
     allreduce_efficiency,
@@ -39,10 +40,10 @@ from .inputs import (
     prompt_tokens,
     sequence_overhead_s,
     step_overhead_s,
-    weight_dtype_bytes,
 )
 from .kv_cache import kv_bytes_at_context, kv_bytes_prompt
 from .memory import kv_share_per_gpu, total_gpus, weight_bytes, weight_bytes_per_gpu
+from .numerics import embedding_bytes, expert_dtype_bytes, weight_dequant_factor
 from .params import num_moe_layers, params_embedding, params_expert
 from .sources import LECTURE, NCCL, PIPELINE, PREREQ, SHAPES
 
@@ -81,12 +82,11 @@ def link_time(tokens, layers):
 def experts_untouched_bytes(batch):
     """Routed-expert bytes a decode step of `batch` tokens does not read (uniform routing)."""
     untouched = n_routed_experts * (1 - num_experts_per_tok / n_routed_experts) ** batch
-    return num_moe_layers * untouched * params_expert * weight_dtype_bytes
+    return num_moe_layers * untouched * params_expert * expert_dtype_bytes
 
 
 embedding_unread_bytes = quantity("embedding_unread_bytes",
-                                  (1 - count_embedding_read) * params_embedding
-                                  * weight_dtype_bytes, "bytes",
+                                  (1 - count_embedding_read) * embedding_bytes, "bytes",
                                   "Embedding bytes a decode step skips (a lookup reads B rows)",
                                   source=SHAPES, topic=T)
 
@@ -99,15 +99,17 @@ def decode_step(prefix, batch, source):
                       source=S62, topic=T, when="moe")
     quantity(f"{prefix}_experts_unread_bytes", 0, "bytes", "Dense model: every weight is read",
              source=S62, topic=T, when="dense")
-    step_bytes = quantity(f"{prefix}_bytes_per_gpu",
-                          (weight_bytes - embedding_unread_bytes - unread) / total_gpus
-                          + batch * kv_bytes_at_context * kv_share_per_gpu,
+    weights_read = (weight_bytes - embedding_unread_bytes - unread) / total_gpus
+    kv_read = batch * kv_bytes_at_context * kv_share_per_gpu
+    step_bytes = quantity(f"{prefix}_bytes_per_gpu", weights_read + kv_read,
                           "bytes", "HBM bytes one GPU reads in this decode step", source=source,
                           topic=T)
     c = quantity(f"{prefix}_compute_s", compute_time(batch * flops_per_token), "s",
                  "Compute time of this decode step", source=source, topic=T)
-    m = quantity(f"{prefix}_memory_s", memory_time(pipeline_parallel * step_bytes), "s",
-                 "Memory time of this decode step (every pipeline stage in turn)",
+    m = quantity(f"{prefix}_memory_s",
+                 memory_time(pipeline_parallel * (weights_read * weight_dequant_factor + kv_read)),
+                 "s", "Memory time of this decode step (every pipeline stage in turn; weights "
+                 "x weight_dequant_factor)",
                  source=source, topic=T)
     x = quantity(f"{prefix}_link_s", link_time(batch, num_hidden_layers), "s",
                  "All-reduce and pipeline hand-off time of this decode step",
@@ -119,6 +121,7 @@ prefill_compute_s = quantity("prefill_compute_s", compute_time(flops_prefill), "
                              "Prefill FLOPs / aggregate peak", source=S62, topic=T)
 prefill_memory_s = quantity("prefill_memory_s",
                             memory_time(pipeline_parallel * (weight_bytes_per_gpu
+                                                             * weight_dequant_factor
                                         + kv_bytes_prompt * kv_share_per_gpu)), "s",
                             "Weights read once plus the prompt's KV written", source=S62, topic=T)
 prefill_link_s = quantity("prefill_link_s", link_time(prompt_tokens, num_hidden_layers), "s",

@@ -27,10 +27,9 @@ from .inputs import (
                      pipeline_parallel,
                      prompt_tokens,
                      vocab_size,
-                     weight_dtype_bytes,
 )
 from .kv_cache import kv_bytes_per_request, kv_bytes_per_token, kv_shard_fraction
-from .params import params_total
+from .numerics import weight_bytes
 from .sources import LECTURE, PIPELINE
 
 T = "memory"
@@ -40,8 +39,6 @@ S61 = LECTURE + " §6.1"
 total_gpus = quantity("total_gpus", gpu_count * pipeline_parallel, "GPUs",
                       "GPUs of the deployment: tensor-parallel size x pipeline stages",
                       source=PIPELINE, topic=T, integer=True)
-weight_bytes = quantity("weight_bytes", params_total * weight_dtype_bytes, B,
-                        "Bytes of all weights", source=S61, topic=T)
 weight_bytes_per_gpu = quantity("weight_bytes_per_gpu", weight_bytes / total_gpus, B,
                                 "Weight bytes on each GPU", source=S61, topic=T)
 gpu_memory_bytes = quantity("gpu_memory_bytes",

@@ -20,7 +20,7 @@ from sympy import Max, Min, Piecewise, floor
 
 from ledgerbuild.ledger import quantity
 
-from .flops import flops_per_token, flops_prefill, peak_flops_per_s
+from .flops import flops_per_token, flops_prefill
 from .inputs import (
     bandwidth_efficiency,
     hbm_bandwidth_bytes_per_s,
@@ -41,6 +41,7 @@ from .latency import (
     step_time,
 )
 from .memory import kv_capacity_requests, kv_share_per_gpu, total_gpus, weight_bytes
+from .numerics import peak_flops_per_s, weight_dequant_factor
 from .sources import LECTURE, NCCL, TRTLLM
 
 T = "offline"
@@ -69,9 +70,9 @@ unread = quantity("offline_experts_unread_bytes", experts_untouched_bytes(floor(
                   topic=T, when="moe")
 quantity("offline_experts_unread_bytes", 0, "bytes", "Dense model: every weight is read",
          source=SRC, topic=T, when="dense")
+weights_read = (weight_bytes - embedding_unread_bytes - unread) / total_gpus
 step_bytes = quantity("offline_bytes_per_gpu",
-                      (weight_bytes - embedding_unread_bytes - unread) / total_gpus
-                      + micro_batch * kv_bytes_at_context * kv_share_per_gpu, "bytes",
+                      weights_read + micro_batch * kv_bytes_at_context * kv_share_per_gpu, "bytes",
                       "HBM bytes one GPU reads in a stage step (weights, the micro-batch's KV)",
                       source=SRC, topic=T)
 compute_floor = quantity("offline_compute_floor_s",
@@ -84,7 +85,9 @@ link = quantity("offline_link_s",
                 link_time(step_tokens, num_hidden_layers / pipeline_parallel), "s",
                 "Stage step all-reduces and hand-off under the time model", source=NCCL, topic=T)
 step = quantity("offline_step_s",
-                step_time(compute_floor / mfu, memory_floor / bandwidth_efficiency, link,
+                step_time(compute_floor / mfu,
+                          (memory_floor + (weight_dequant_factor - 1) * weights_read
+                           / hbm_bandwidth_bytes_per_s) / bandwidth_efficiency, link,
                           micro_batch),
                 "s", "Stage step time under the time model in force", source=SRC, topic=T)
 fits = offline_concurrency > 0

@@ -6,7 +6,8 @@ are assumed fused (not counted as HBM traffic), as in seeds/001.
 """
 from ledgerbuild.ledger import quantity
 
-from .flops import flops_per_token, flops_prefill, peak_flops_per_s
+from .flops import flops_per_token, flops_prefill
+from .numerics import peak_flops_per_s
 from .inputs import batch_size, hbm_bandwidth_bytes_per_s
 from .kv_cache import kv_bytes_prompt
 from .latency import decode_bytes_per_gpu

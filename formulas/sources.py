@@ -9,3 +9,7 @@ DEEPSEEK_V2 = "DeepSeek-V2 (arXiv:2405.04434) §2.1 MLA"
 NCCL = "NCCL ring all-reduce cost model (src/graph/tuning.cc: 2(n-1) steps, per-hop latency)"
 TRTLLM = "TensorRT-LLM perf-overview v0.17 (measurements/trtllm_perf_v0.17.yaml)"
 PIPELINE = "Narayanan et al. 2021, Efficient large-scale training on GPU clusters (pipeline parallelism)"
+KORTHIKANTI = ("Korthikanti et al. 2022, Reducing activation recomputation in large transformer "
+               "models (arXiv:2205.05198) §4")
+LORA = "Hu et al. 2021, LoRA (arXiv:2106.09685): W + BA, A: r x d_in, B: d_out x r"
+MX = "OCP Microscaling Formats (MX) v1.0; NVIDIA NVFP4 (2025); OCP OFP8 rev 1.0"

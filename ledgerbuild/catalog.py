@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
+from typing import Literal
 from importlib import resources
 from pathlib import Path
 
@@ -48,6 +49,7 @@ class GpuEntry(_Strict):
     hbm_bandwidth_tb_per_s: float = Field(gt=0)
     bf16_dense_tflops: float = Field(gt=0)
     fp8_dense_tflops: float = Field(ge=0)
+    fp4_dense_tflops: float = Field(ge=0)
     int8_dense_tops: float = Field(ge=0, default=0)
     tdp_w: float = Field(gt=0)
     notes: str = ""
@@ -57,7 +59,7 @@ class GpuEntry(_Strict):
     def every_figure_has_a_source(self):
         figures = {"memory_gb", "memory_mib", "interconnect_gb_per_s",
                    "interconnect_hop_latency_us", "hbm_bandwidth_tb_per_s", "bf16_dense_tflops",
-                   "fp8_dense_tflops", "tdp_w"}
+                   "fp8_dense_tflops", "fp4_dense_tflops", "tdp_w"}
         missing = sorted(figures - set(self.sources))
         if missing:
             raise ValueError(f"sources has no entry for {', '.join(missing)}")
@@ -65,10 +67,36 @@ class GpuEntry(_Strict):
 
 
 class DtypeEntry(_Strict):
+    """A number format: the element format and, if block-scaled, its block and scale formats."""
     id: str = Field(pattern=ID)
-    bytes: float = Field(gt=0)
-    fp8_math: int = Field(ge=0, le=1)
     description: str
+    kind: Literal["float", "int", "scale"]
+    bits: int = Field(ge=1, le=64)
+    sign_bits: int = Field(ge=0, le=1)
+    exponent_bits: int = Field(ge=0)
+    mantissa_bits: int = Field(ge=0)
+    bias: int
+    max: float = Field(gt=0)
+    min_normal: float = Field(gt=0)
+    unit_roundoff: float = Field(gt=0, le=1)
+    has_inf: int = Field(ge=0, le=1)
+    has_nan: int = Field(ge=0, le=1)
+    block_size: int = Field(ge=1, default=1)
+    scale_dtype: str | None = None
+    zero_point_dtype: str | None = None
+    scale_bits: int = Field(ge=0, default=0)  # filled from scale_dtype + zero_point_dtype
+    math_bits: Literal[4, 8, 16]
+    dequant_overhead_bits: float = Field(ge=0, default=0)
+    source: str
+
+    @model_validator(mode="after")
+    def fields_add_up(self):
+        if self.sign_bits + self.exponent_bits + self.mantissa_bits != self.bits:
+            raise ValueError(f"sign_bits + exponent_bits + mantissa_bits must equal bits "
+                             f"({self.bits})")
+        if self.block_size > 1 and self.scale_dtype is None:
+            raise ValueError("a block_size above 1 needs a scale_dtype")
+        return self
 
 
 class WorkloadEntry(_Strict):
@@ -103,8 +131,19 @@ class EngineEntry(_Strict):
     source: str
 
 
+class TrainingRecipeEntry(_Strict):
+    id: str = Field(pattern=ID)
+    working_weight_bytes: float = Field(ge=0)
+    gradient_bytes: float = Field(ge=0)
+    master_weight_bytes: float = Field(ge=0)
+    optimizer_state_bytes: float = Field(ge=0)
+    description: str
+    source: str
+
+
 TABLES = {"gpus": GpuEntry, "dtypes": DtypeEntry, "workloads": WorkloadEntry,
-          "time_models": TimeModelEntry, "engines": EngineEntry}
+          "time_models": TimeModelEntry, "engines": EngineEntry,
+          "training_recipes": TrainingRecipeEntry}
 # extra files whose rows join a table (the calibrated time model, written by `calibrate`)
 _TABLE_EXTRAS = {"time_models": ["calibrated"]}
 _PACKAGES = {"models": "ledgerbuild.catalog_models", "gpus": "ledgerbuild.catalog_hardware",
@@ -193,7 +232,25 @@ def table_rows(name: str, rows, path) -> dict:
         rows = rows["rows"]
     if not isinstance(rows, list):
         raise LedgerError(f"{path}: expected a list of entries")
-    return {e.id: e for e in (_validate(TABLES[name], r, path) for r in rows)}
+    out = {e.id: e for e in (_validate(TABLES[name], r, path) for r in rows)}
+    return _with_scale_bits(out, path) if name == "dtypes" else out
+
+
+def _with_scale_bits(rows: dict, path) -> dict:
+    """Each block-scaled format's scale_bits: the bits of its scale and zero-point formats."""
+    out = {}
+    for dtype_id, entry in rows.items():
+        bits = 0
+        for field in ("scale_dtype", "zero_point_dtype"):
+            ref = getattr(entry, field)
+            if ref is None:
+                continue
+            if ref not in rows:
+                raise LedgerError(f"{path}: {dtype_id}: field {field}: unknown dtype "
+                                  f"{ref!r}{close_matches(ref, rows)}")
+            bits += rows[ref].bits
+        out[dtype_id] = entry.model_copy(update={"scale_bits": bits})
+    return out
 
 
 def load_model(ref: str) -> tuple[ModelEntry, dict]:

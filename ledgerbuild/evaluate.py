@@ -115,6 +115,8 @@ class Evaluator:
         out = {}
         for inp in self.ledger.inputs_of("key"):
             choice = self.sets.get(inp.name, inp.default)
+            if isinstance(choice, sp.Symbol):  # a key that follows another (weight_dtype)
+                choice = out[choice.name]
             if inp.table == "gpus":
                 choice = catalog.load_gpu(choice)
             elif inp.table == "time_models":

@@ -68,7 +68,7 @@ def build_workbook(model_spec: str, gpu_spec: str, sets: dict, progress: bool = 
     cells: list[Cell] = []
     write_about(wb, model_ids, results[0])
     rows = {"gpus": [catalog.gpus()[g] for g in gpu_ids]}
-    for t in ("dtypes", "workloads", "time_models", "engines"):
+    for t in ("dtypes", "workloads", "time_models", "engines", "training_recipes"):
         rows[t] = list(catalog.table(t).values())
     write_inputs(wb, ledger, results[0], {t: len(r) for t, r in rows.items()})
     write_summary(wb, ledger, results, cells)

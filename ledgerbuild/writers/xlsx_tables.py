@@ -9,6 +9,7 @@ import datetime
 
 import sympy as sp
 from openpyxl.comments import Comment
+from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 
 from .. import __version__, catalog
@@ -22,7 +23,18 @@ from .xlsx_layout import (INPUT_FILL, LOOKUP_FILL, SECTION_FONT, TITLE_FONT, WRA
 ABOUT_COLUMNS = {1: 95}
 INPUT_COLUMNS = {1: 28, 2: 22, 3: 14, 4: 60, 5: 50}  # name, value, unit, description, source
 TABLE_SHEETS = {"gpus": "GPUs", "dtypes": "Precisions", "workloads": "Workloads",
-                "time_models": "TimeModels", "engines": "Engines"}
+                "time_models": "TimeModels", "engines": "Engines",
+                "training_recipes": "Training"}
+# columns a table sheet computes from its other columns (live, so edits follow):
+# (table, column) -> the columns whose ids it sums the bits of
+DERIVED = {("dtypes", "scale_bits"): ("scale_dtype", "zero_point_dtype")}
+
+
+def _derived_formula(cols: list[str], refs: tuple[str, ...], row: int) -> str:
+    """Sum of dtypes_bits over the ids named in `refs` on this row (blank: 0)."""
+    terms = [f'IFERROR(INDEX(dtypes_bits, MATCH({get_column_letter(cols.index(ref) + 1)}{row}, '
+             f'dtypes_id, 0)), 0)' for ref in refs]
+    return "=" + "+".join(terms)
 
 
 def table_columns(table: str) -> list[str]:
@@ -38,10 +50,12 @@ def write_table(wb, table: str, rows: list) -> None:
     for r, row in enumerate(rows, start=2):
         for c, col in enumerate(cols, start=1):
             value = getattr(row, col)
-            if col == "sources":
+            if (table, col) in DERIVED:
+                put(ws, r, c, _derived_formula(cols, DERIVED[table, col], r))
+            elif col == "sources":
                 text(ws, r, c, "; ".join(f"{k}: {v}" for k, v in value.items()))
-            elif isinstance(value, str):
-                text(ws, r, c, value)
+            elif isinstance(value, str) or value is None:
+                text(ws, r, c, value or "")
             else:
                 put(ws, r, c, value, fill=INPUT_FILL)
     for c, col in enumerate(cols, start=1):
@@ -75,7 +89,10 @@ def write_inputs(wb, ledger: Ledger, result, n_rows: dict) -> None:
         if inp.kind == "model":
             continue
         if inp.kind == "key":
-            cell = text(ws, row, 2, result.keys[inp.name], fill=INPUT_FILL)
+            follows = isinstance(inp.default, sp.Symbol) \
+                and result.keys[inp.name] == result.keys[inp.default.name]
+            cell = put(ws, row, 2, f"={inp.default}", fill=INPUT_FILL) if follows \
+                else text(ws, row, 2, result.keys[inp.name], fill=INPUT_FILL)
             dv = DataValidation(type="list", allow_blank=False,
                                 formula1=f"{quote(TABLE_SHEETS[inp.table])}!$A$2:$A$"
                                          f"{n_rows[inp.table] + 1}")
