@@ -3,7 +3,8 @@
 Full training keeps, per parameter, the working weights, gradients, master weights and
 optimizer state of the recipe (ZeRO §3.1: mixed precision Adam = 2 + 2 + 12 = 16 bytes).
 A trained token costs 6N FLOPs (forward 2N, backward 4N; N = parameters in matmuls per
-token), 8N with full activation recomputation (one more forward). Activations per layer
+token), about 8N with full activation recomputation (the layers' forward once more; the
+head is not recomputed). Activations per layer
 follow Korthikanti et al. 2022 §4: s b h (34 + 5 a s / h) bytes with 16-bit activations and
 no recomputation, 2 s b h with full recomputation (each layer keeps its input). LoRA (Hu et
 al. 2021) adds A (r x d_in) and B (d_out x r) to each adapted matrix: r (d_in + d_out)
@@ -25,7 +26,8 @@ from .inputs import (activation_recompute, first_k_dense_replace, head_dim, hidd
                      recipe_optimizer_state_bytes, recipe_working_weight_bytes,
                      train_seq_tokens as s, v_head_dim)
 from .numerics import weight_bytes
-from .params import num_moe_layers, params_matmul, params_total, qk_head_dim
+from .params import (num_moe_layers, params_lm_head_matmul, params_matmul, params_total,
+                     qk_head_dim)
 from .sources import KORTHIKANTI, LORA
 
 T = "training"
@@ -41,8 +43,10 @@ training_bytes_per_param = quantity(
 training_state_bytes = quantity("training_state_bytes", params_total * training_bytes_per_param,
                                 B, "Weights, gradients, master weights and optimizer state of "
                                 "full training (one replica)", source=ZERO, topic=T)
-quantity("training_flops_per_token", (6 + 2 * activation_recompute) * params_matmul, "FLOP",
-         "FLOPs per trained token: 6N (8N with activation recomputation), N = matmul parameters",
+quantity("training_flops_per_token",
+         6 * params_matmul + activation_recompute * 2 * (params_matmul - params_lm_head_matmul),
+         "FLOP", "FLOPs per trained token: 6N, plus the layers' forward again with activation "
+         "recomputation (about 8N), N = matmul parameters per token",
          source="Kaplan et al. 2020 §2.1 (C = 6N); " + KORTHIKANTI, topic=T, integer=True)
 activation_bytes_per_layer = quantity(
     "activation_bytes_per_layer",

@@ -50,17 +50,17 @@ def guarded(fn):
 @app.command("list")
 @guarded
 def list_(what: str = typer.Argument(..., help="models | gpus | workloads | quantities | "
-                                                "dtypes | time_models"),
+                                                "dtypes | time_models | engines | "
+                                                "training_recipes"),
           json_: bool = typer.Option(False, "--json", help="Print JSON for scripts.")):
     """List a catalog or the ledger's quantities.
 
-    Examples: `ledgerbuild list models`, `ledgerbuild list quantities --json`
+    Examples: `ledgerbuild list models`, `ledgerbuild list dtypes --json`
     """
-    from .writers.terminal import list_rows, show_list
+    from .writers.terminal import LISTS, list_rows, show_list
 
-    if what not in ("models", "gpus", "workloads", "quantities", "dtypes", "time_models"):
-        raise LedgerError(f"unknown list {what!r}; valid: models, gpus, workloads, quantities, "
-                          "dtypes, time_models")
+    if what not in LISTS:
+        raise LedgerError(f"unknown list {what!r}; valid: {', '.join(LISTS)}")
     if json_:
         import json
         out.print_json(json.dumps(list_rows(what), default=str))

@@ -23,13 +23,14 @@ def _print_rows(name: str, rows: list[dict], as_json: bool) -> None:
         import json
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title=name, title_justify="left")
     for col in rows[0]:
         table.add_column(col)
     for r in rows:
-        table.add_row(*(repr(v) if isinstance(v, str) and "\n" in v else str(v)
+        table.add_row(*(escape(repr(v) if isinstance(v, str) and "\n" in v else str(v))
                         for v in r.values()))
     out.print(table)
 
@@ -215,3 +216,74 @@ def tokens(file: Path = typer.Argument(..., help="A UTF-8 text file"),
     except LookupError as e:
         raise LedgerError(str(e.args[0])) from None
     _print_rows(f"{file}: {len(text):,} characters", rows, json_)
+
+
+numerics_app = typer.Typer(no_args_is_help=True,
+                           help="Number formats at work: rounding, overflow, accumulation, "
+                                "block-scaled quantisation (seeds/002).")
+app.add_typer(numerics_app, name="numerics")
+
+
+@numerics_app.command("demo")
+@guarded
+def numerics_demo(name: str = typer.Argument("all", help="bf16-add | softmax-fp16 | "
+                                             "dot-accumulation | block-quantisation | "
+                                             "outlier-blocks | fp8-gradients | all"),
+                  json_: bool = typer.Option(False, "--json", help="Print JSON rows.")):
+    """One demonstration as a table (or all of them).
+
+    Example: `ledgerbuild numerics demo block-quantisation`
+    """
+    from .errors import close_matches
+    from .sim.numerics import DEMOS
+
+    if name != "all" and name not in DEMOS:
+        raise LedgerError(f"unknown demo {name!r}{close_matches(name, DEMOS)}; valid: "
+                          f"{', '.join(DEMOS)}, all")
+    _tables(DEMOS, list(DEMOS) if name == "all" else [name], json_)
+
+
+@numerics_app.command("round")
+@guarded
+def numerics_round(values: str = typer.Argument(..., help="Comma-separated numbers"),
+                   dtype: str = typer.Option("bf16", help="A dtype id (ledgerbuild list dtypes)"),
+                   block_size: Optional[int] = typer.Option(None, help="Override the format's "
+                                                            "block size (block formats)"),
+                   json_: bool = typer.Option(False, "--json")):
+    """Round numbers to a format and show the error.
+
+    Example: `ledgerbuild numerics round 1.001,65519,70000 --dtype fp16`
+    """
+    import numpy as np
+
+    from . import catalog
+    from .sim.numerics import round_to
+
+    try:
+        x = [float(v) for v in values.split(",") if v.strip()]
+    except ValueError:
+        raise LedgerError(f"values: not a comma-separated list of numbers: {values!r}") from None
+    catalog.row("dtypes", dtype)
+    if block_size is not None and block_size < 1:
+        raise LedgerError(f"--block-size: must be >= 1, got {block_size}")
+    try:
+        q = round_to(x, dtype, block_size)
+    except ValueError as e:
+        raise LedgerError(f"--dtype {dtype}: {e}") from None
+    def number(v):  # JSON has no infinity or NaN: print them as text
+        return float(v) if np.isfinite(v) else str(float(v))
+    _print_rows(f"rounded to {dtype}", [{"value": v, "rounded": number(r), "error": number(r - v)}
+                                        for v, r in zip(x, q)], json_)
+
+
+@numerics_app.command("report")
+@guarded
+def numerics_report(output: Path = typer.Option(Path("build/numerics.md"), "-o", "--output",
+                                                help="Markdown file (a PNG plot is written beside it)")):
+    """Write every numerics demonstration as one Markdown report with a plot.
+
+    Example: `ledgerbuild numerics report -o build/numerics.md`
+    """
+    from .sim.report import numerics_report as report
+
+    out.print(report(output), highlight=False)

@@ -83,3 +83,25 @@ def tokenization_report(path: Path) -> str:
     return write_report(path, "Tokenization and streaming demos (lecture §8)",
                         "Byte-level BPE trained on the shipped original corpus "
                         "(ledgerbuild/sim/data/corpus.txt).", DEMOS, draw_tokens_per_char)
+
+
+def draw_outlier_blocks(ax) -> None:
+    from .numerics import demo_outlier_block_sweep
+
+    for fmt in ("mxfp4", "nvfp4", "int4-g128"):
+        rows = demo_outlier_block_sweep(fmt)
+        ax.semilogx([r["block"] for r in rows], [r["rel error, whole row"] for r in rows],
+                    marker="o", base=2, label=fmt)
+    ax.set(xlabel="block size (elements sharing one scale)",
+           ylabel="relative RMS error of a row",
+           title="One 40-sigma outlier per row of 4096 Gaussian weights")
+
+
+def numerics_report(path: Path) -> str:
+    from .numerics import DEMOS
+
+    return write_report(path, "Number formats at work (seeds/002 'precision and bytes')",
+                        "Formats from the dtype table (scenarios/dtypes.yaml), rounded with "
+                        "ml_dtypes (round to nearest even; torch's casts agree bit for bit, "
+                        "checked in the tests). Block formats quantise along rows.", DEMOS,
+                        draw_outlier_blocks)

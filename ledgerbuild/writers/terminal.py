@@ -42,6 +42,10 @@ def show_table(result: Result, console: Console) -> None:
         console.print(table)
 
 
+LISTS = ("models", "gpus", "workloads", "quantities", "dtypes", "time_models", "engines",
+         "training_recipes")
+
+
 def list_rows(what: str) -> list[dict]:
     if what == "models":
         return [{"id": m.id, "name": m.name, "hf_repo": m.hf_repo,
@@ -52,15 +56,29 @@ def list_rows(what: str) -> list[dict]:
         return [{"name": n, "unit": f[0].unit, "topic": f[0].topic,
                  "variants": ",".join(x.when or "all" for x in f), "description": f[0].description}
                 for n, f in ledger.forms.items()]
-    rows = catalog.table(what)
-    return [r.model_dump(exclude={"sources"}) for r in rows.values()]
+    rows = [r.model_dump(exclude={"sources"}) for r in catalog.table(what).values()]
+    if what == "dtypes":
+        from ..formulas.numerics import bits_per_element
+        for r in rows:
+            r["bits_per_element"] = float(bits_per_element(r["bits"], r["scale_bits"],
+                                                           r["block_size"]))
+    return rows
+
+
+# wide tables: the columns a terminal shows (--json prints every field)
+TERMINAL_COLUMNS = {"dtypes": ["id", "bits_per_element", "kind", "bits", "exponent_bits",
+                               "mantissa_bits", "block_size", "scale_dtype", "max", "min_normal",
+                               "unit_roundoff", "math_bits"]}
 
 
 def show_list(what: str, console: Console) -> None:
     rows = list_rows(what)
-    table = Table(title=what, title_justify="left")
-    for col in rows[0]:
-        table.add_column(col)
+    cols = TERMINAL_COLUMNS.get(what, list(rows[0]))
+    table = Table(title=what + (" (every field: --json)" if what in TERMINAL_COLUMNS else ""),
+                  title_justify="left")
+    for col in cols:
+        table.add_column(col.replace("_", " "), overflow="fold")
     for r in rows:
-        table.add_row(*(str(v) for v in r.values()))
+        table.add_row(*("" if r[c] is None else f"{r[c]:.4g}" if isinstance(r[c], float)
+                        else str(r[c]) for c in cols))
     console.print(table)
