@@ -1,7 +1,8 @@
 """Number formats at work: rounding to a format, block-scaled quantisation, five demonstrations.
 
 `round_to(array, dtype_id)` rounds to a format of the dtype table (scenarios/dtypes.yaml):
-plain formats are a cast (ml_dtypes, round to nearest even, as torch's casts); block-scaled
+plain formats are a cast (ml_dtypes, round to nearest even, as torch's casts; E4M3, which has
+no infinity, saturates out-of-range values to +-448 as torch does); block-scaled
 formats quantise each block of `block_size` consecutive elements along the last axis and
 return the dequantised values:
 - MX (mxfp4, mxfp8; OCP MX v1.0 §6.3): scale = 2^(floor(log2 amax) - emax of the element),
@@ -26,6 +27,7 @@ from .. import catalog
 CASTS = {"fp32": np.float32, "bf16": ml_dtypes.bfloat16, "fp16": np.float16,
          "fp8": ml_dtypes.float8_e4m3fn, "e5m2": ml_dtypes.float8_e5m2,
          "e8m0": ml_dtypes.float8_e8m0fnu}
+SATURATING = {"fp8": 448.0}  # formats without infinity: casts clamp to +-max (torch, TensorRT)
 E2M1 = ml_dtypes.float4_e2m1fn
 ELEMENT_EMAX = {"mxfp4": 2, "mxfp8": 8}  # exponent of the element's largest power of two
 
@@ -90,6 +92,8 @@ def round_to(array, dtype_id: str, block_size: int | None = None) -> np.ndarray:
     """`array` rounded to the format `dtype_id` (dequantised, float64). `block_size`
     overrides a block-scaled format's block (the outlier demo sweeps it)."""
     x = np.asarray(array, dtype=np.float64)
+    if dtype_id in SATURATING:  # E4M3 has no infinity: out of range saturates (as torch)
+        return cast(np.clip(x, -SATURATING[dtype_id], SATURATING[dtype_id]), CASTS[dtype_id])
     if dtype_id in CASTS:
         return cast(x, CASTS[dtype_id])
     row = _row(dtype_id)
