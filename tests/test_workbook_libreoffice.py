@@ -4,7 +4,8 @@ Zero error cells, and every formula cell equals the sympy ledger for the same sc
 relative 1e-12 (full doubles read through UNO). Then inputs change through UNO (another GPU
 from the dropdown's list, the price, the prompt tokens, one model field in the Models table),
 LibreOffice recalculates, and the cells are compared with the ledger evaluated for the
-changed scenario. Finally the workbook survives a LibreOffice load and re-save.
+changed scenario; then weight_dtype = nvfp4 is picked on the Inputs sheet (embedding,
+lm_head and expert formats follow it) and the cells are compared again. Finally the workbook survives a LibreOffice load and re-save.
 """
 import json
 import math
@@ -23,6 +24,7 @@ UNO_PYTHON = "/usr/bin/python3"
 CHANGED_MODEL = "llama-3-8b"
 SCENARIO_CHANGE = {"gpu": "a100-80gb-sxm", "price_per_gpu_hour": "2.5", "prompt_tokens": "4096"}
 MODEL_CHANGE = {"num_key_value_heads": "32"}
+FORMAT_CHANGE = {"weight_dtype": "nvfp4"}  # picked on the Inputs sheet: the parts follow it
 
 
 def _need_libreoffice():
@@ -58,7 +60,8 @@ def recalculated(tmp_path_factory):
     changes.append([*_models_cell(reloaded, CHANGED_MODEL, "num_key_value_heads"),
                     float(MODEL_CHANGE["num_key_value_heads"])])
     request = {"path": str(path), "read": [[c.sheet, c.coord] for c in cells],
-               "steps": [changes], "resave": str(tmp / "resaved.xlsx")}
+               "steps": [changes, [[*_cell_of(reloaded, "weight_dtype"), "nvfp4"]]],
+               "resave": str(tmp / "resaved.xlsx")}
     run = subprocess.run([UNO_PYTHON, os.path.join(os.path.dirname(__file__), "lo_recalc.py")],
                          input=json.dumps(request), capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stderr[-3000:]
@@ -98,6 +101,17 @@ def test_after_changing_inputs_every_cell_equals_the_changed_ledger(recalculated
 
     assert steps[1]["values"] != steps[0]["values"]
     assert _mismatches(cells, steps[1]["values"], sets_for) == []
+
+
+def test_after_picking_nvfp4_every_cell_equals_the_ledger(recalculated):
+    _, cells, steps, _, _ = recalculated
+
+    def sets_for(model):
+        return {**SCENARIO_CHANGE, **FORMAT_CHANGE,
+                **(MODEL_CHANGE if model == CHANGED_MODEL else {})}
+
+    assert steps[2]["values"] != steps[1]["values"]
+    assert _mismatches(cells, steps[2]["values"], sets_for) == []
 
 
 def test_survives_libreoffice_resave(recalculated):
