@@ -267,6 +267,9 @@ def validate(measurements: Optional[Path] = typer.Argument(None, help=MEASURED_H
     from .writers.validation import rows_table, summary, write_csv, write_plot
 
     path, rows = measured.load(measurements)
+    if output.with_suffix(".csv").resolve() == path.resolve():
+        raise LedgerError(f"--output {output}: would overwrite the measurements {path}; pick "
+                          "another path stem")
     time_model = load_time_model(time_model)
     prepared = calibration.prepare(rows, engine, time_model)
     predicted, ceiling = calibration.predict(prepared), calibration.ceiling(prepared)
