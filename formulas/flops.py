@@ -12,12 +12,20 @@ from sympy import Max, Min, floor
 
 from ledgerbuild.ledger import quantity
 
-from .inputs import (attention_chunk_size as C, context_tokens, gpu_count, num_attention_heads, num_chunked_layers,
-                     num_hidden_layers, num_sliding_layers, prompt_tokens, sliding_window as W,
-                     sliding_window_kv as K)
+from .inputs import attention_chunk_size as C
+from .inputs import (
+    context_tokens,
+    gpu_count,
+    num_attention_heads,
+    num_chunked_layers,
+    num_hidden_layers,
+    num_sliding_layers,
+    prompt_tokens,
+)
+from .inputs import sliding_window as W
+from .inputs import sliding_window_kv as K
 from .numerics import peak_flops_per_s
-from .params import (attn_v_head_dim, params_lm_head_matmul, params_matmul, params_total,
-                     qk_head_dim)
+from .params import attn_v_head_dim, params_lm_head_matmul, params_matmul, params_total, qk_head_dim
 from .sources import LECTURE, PREREQ, SHAPES
 
 T = "flops"

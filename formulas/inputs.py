@@ -19,7 +19,8 @@ from .sources import HF, KORTHIKANTI, LECTURE, LORA, NCCL, PREREQ, VLLM
 
 # --- model fields (HF config.json) -------------------------------------------------------
 hidden_size = model_input("hidden_size", "elements", "Width of the residual stream d", lo=1, tex=r"d")
-num_hidden_layers = model_input("num_hidden_layers", "layers", "Transformer blocks", lo=1, tex=r"n_{\mathrm{layers}}")
+num_hidden_layers = model_input("num_hidden_layers", "layers", "Transformer blocks", lo=1,
+                                tex=r"n_{\mathrm{layers}}")
 num_attention_heads = model_input("num_attention_heads", "heads", "Query heads n_h", lo=1, tex=r"n_h")
 num_key_value_heads = model_input("num_key_value_heads", "heads",
                                   "Key/value heads n_kv (MHA: = n_h, MQA: 1)", lo=1, tex=r"n_{kv}")

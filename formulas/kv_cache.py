@@ -11,10 +11,20 @@ from sympy import ceiling
 from ledgerbuild.ledger import quantity
 
 from .flops import attn_flops_per_visible_token, visible_tokens
-from .inputs import (context_tokens, gpu_count, head_dim, kv_lora_rank,
-                     num_attention_heads, num_hidden_layers, num_key_value_heads,
-                     output_tokens, prompt_tokens, qk_rope_head_dim, v_head_dim,
-                     qk_nope_head_dim)
+from .inputs import (
+    context_tokens,
+    gpu_count,
+    head_dim,
+    kv_lora_rank,
+    num_attention_heads,
+    num_hidden_layers,
+    num_key_value_heads,
+    output_tokens,
+    prompt_tokens,
+    qk_nope_head_dim,
+    qk_rope_head_dim,
+    v_head_dim,
+)
 from .numerics import kv_dtype_bytes
 from .sources import DEEPSEEK_V2, LECTURE
 

@@ -17,7 +17,6 @@ from sympy import Max, Piecewise
 from ledgerbuild.ledger import quantity
 
 from .flops import flops_per_token, flops_prefill
-from .numerics import peak_flops_per_s
 from .inputs import (
     activation_dtype_bytes,
     allreduce_efficiency,
@@ -43,8 +42,8 @@ from .inputs import (
 )
 from .kv_cache import kv_bytes_at_context, kv_bytes_prompt
 from .memory import kv_share_per_gpu, total_gpus, weight_bytes, weight_bytes_per_gpu
-from .numerics import embedding_bytes, expert_dtype_bytes, weight_dequant_factor
-from .params import num_moe_layers, params_embedding, params_expert
+from .numerics import embedding_bytes, expert_dtype_bytes, peak_flops_per_s, weight_dequant_factor
+from .params import num_moe_layers, params_expert
 from .sources import LECTURE, NCCL, PIPELINE, PREREQ, SHAPES
 
 T = "latency"

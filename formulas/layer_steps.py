@@ -11,8 +11,14 @@ Attention FLOPs are causal (the lecture §4.3); seeds/001's table counts the ful
 from ledgerbuild.ledger import quantity
 
 from .flops import attn_flops_per_visible_token, triangle
-from .inputs import (batch_size, context_tokens, hidden_size, num_attention_heads,
-                     num_hidden_layers, prompt_tokens)
+from .inputs import (
+    batch_size,
+    context_tokens,
+    hidden_size,
+    num_attention_heads,
+    num_hidden_layers,
+    prompt_tokens,
+)
 from .kv_cache import kv_bytes_per_token_layer
 from .numerics import weight_dtype_bytes
 from .params import attn_v_head_dim, matmul_attn_layer, matmul_mlp, params_mlp

@@ -15,11 +15,20 @@ from sympy import And, Piecewise
 
 from ledgerbuild.ledger import quantity
 
-from .inputs import (bf16_flops_per_s, embedding_format, expert_format, fp4_flops_per_s,
-                     fp8_flops_per_s, kv_format, lm_head_format, weight_dequant_overhead_bits,
-                     weight_format, weight_math_bits)
-from .params import params_embedding, params_expert, params_lm_head, params_total, num_moe_layers
-from .inputs import n_routed_experts
+from .inputs import (
+    bf16_flops_per_s,
+    embedding_format,
+    expert_format,
+    fp4_flops_per_s,
+    fp8_flops_per_s,
+    kv_format,
+    lm_head_format,
+    n_routed_experts,
+    weight_dequant_overhead_bits,
+    weight_format,
+    weight_math_bits,
+)
+from .params import num_moe_layers, params_embedding, params_expert, params_lm_head, params_total
 from .sources import MX, PREREQ
 
 T = "numerics"

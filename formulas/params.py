@@ -9,12 +9,33 @@ from sympy import Eq, Piecewise
 
 from ledgerbuild.ledger import quantity
 
-from .inputs import (attention_sinks, expert_bias, first_k_dense_replace, head_dim,
-                     hidden_size as d, intermediate_size, kv_lora_rank, moe_intermediate_size,
-                     n_routed_experts, n_shared_experts, norms_per_layer, num_attention_heads as nh,
-                     num_experts_per_tok, num_hidden_layers as L, num_key_value_heads as nkv,
-                     o_bias, q_lora_rank, qk_nope_head_dim, qk_norm, qk_rope_head_dim, qkv_bias,
-                     router_bias, tie_word_embeddings, v_head_dim, vocab_size as V)
+from .inputs import (
+                     attention_sinks,
+                     expert_bias,
+                     first_k_dense_replace,
+                     head_dim,
+                     intermediate_size,
+                     kv_lora_rank,
+                     moe_intermediate_size,
+                     n_routed_experts,
+                     n_shared_experts,
+                     norms_per_layer,
+                     num_experts_per_tok,
+                     o_bias,
+                     q_lora_rank,
+                     qk_nope_head_dim,
+                     qk_norm,
+                     qk_rope_head_dim,
+                     qkv_bias,
+                     router_bias,
+                     tie_word_embeddings,
+                     v_head_dim,
+)
+from .inputs import hidden_size as d
+from .inputs import num_attention_heads as nh
+from .inputs import num_hidden_layers as L
+from .inputs import num_key_value_heads as nkv
+from .inputs import vocab_size as V
 from .sources import DEEPSEEK_V2, HF, LECTURE
 
 T = "parameters"

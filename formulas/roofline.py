@@ -7,21 +7,21 @@ are assumed fused (not counted as HBM traffic), as in seeds/001.
 from ledgerbuild.ledger import quantity
 
 from .flops import flops_per_token, flops_prefill
-from .numerics import peak_flops_per_s
 from .inputs import batch_size, hbm_bandwidth_bytes_per_s
 from .kv_cache import kv_bytes_prompt
 from .latency import decode_bytes_per_gpu
 from .memory import total_gpus, weight_bytes
+from .numerics import peak_flops_per_s
 from .sources import PREREQ, SHAPES
 
 T = "roofline"
-I = "FLOP/byte"
+INTENSITY = "FLOP/byte"
 
-quantity("ridge_point_flops_per_byte", peak_flops_per_s / hbm_bandwidth_bytes_per_s, I,
+quantity("ridge_point_flops_per_byte", peak_flops_per_s / hbm_bandwidth_bytes_per_s, INTENSITY,
          "Arithmetic intensity above which a step is compute-bound", source=PREREQ + "; " + SHAPES,
          topic=T)
-quantity("prefill_intensity", flops_prefill / (weight_bytes + kv_bytes_prompt), I,
+quantity("prefill_intensity", flops_prefill / (weight_bytes + kv_bytes_prompt), INTENSITY,
          "Prefill FLOPs per byte of weights read and KV written", source=SHAPES, topic=T)
-quantity("decode_intensity", batch_size * flops_per_token / (decode_bytes_per_gpu * total_gpus), I,
+quantity("decode_intensity", batch_size * flops_per_token / (decode_bytes_per_gpu * total_gpus), INTENSITY,
          "Decode-step FLOPs per HBM byte at batch_size", source=SHAPES + " (1.05 at batch 1)",
          topic=T)

@@ -6,10 +6,20 @@ Renderers substitute the model's sizes. Shortcut: one representative layer.
 """
 import sympy as sp
 
-from .inputs import (hidden_size as d, head_dim as dh, intermediate_size as dff, kv_lora_rank,
-                     moe_intermediate_size, n_routed_experts, num_attention_heads as nh,
-                     num_key_value_heads as nkv, qk_nope_head_dim, qk_rope_head_dim,
-                     v_head_dim, vocab_size as V)
+from .inputs import head_dim as dh
+from .inputs import hidden_size as d
+from .inputs import intermediate_size as dff
+from .inputs import (
+                     kv_lora_rank,
+                     moe_intermediate_size,
+                     n_routed_experts,
+                     qk_nope_head_dim,
+                     qk_rope_head_dim,
+                     v_head_dim,
+)
+from .inputs import num_attention_heads as nh
+from .inputs import num_key_value_heads as nkv
+from .inputs import vocab_size as V
 
 B, T = sp.Symbol("B"), sp.Symbol("T")
 CACHED = sp.Symbol("S")  # tokens in the cache after this step

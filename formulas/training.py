@@ -17,17 +17,34 @@ from sympy import Eq, Piecewise
 
 from ledgerbuild.ledger import quantity
 
-from .inputs import (activation_recompute, first_k_dense_replace, head_dim, hidden_size as d,
-                     intermediate_size, kv_lora_rank, lora_attention, lora_mlp, lora_rank as r,
-                     micro_batch, moe_intermediate_size, n_shared_experts,
-                     num_attention_heads as nh, num_hidden_layers as L,
-                     num_key_value_heads as nkv, q_lora_rank, qk_nope_head_dim,
-                     qk_rope_head_dim, recipe_gradient_bytes, recipe_master_weight_bytes,
-                     recipe_optimizer_state_bytes, recipe_working_weight_bytes,
-                     train_seq_tokens as s, v_head_dim)
+from .inputs import (
+                     activation_recompute,
+                     first_k_dense_replace,
+                     head_dim,
+                     intermediate_size,
+                     kv_lora_rank,
+                     lora_attention,
+                     lora_mlp,
+                     micro_batch,
+                     moe_intermediate_size,
+                     n_shared_experts,
+                     q_lora_rank,
+                     qk_nope_head_dim,
+                     qk_rope_head_dim,
+                     recipe_gradient_bytes,
+                     recipe_master_weight_bytes,
+                     recipe_optimizer_state_bytes,
+                     recipe_working_weight_bytes,
+                     v_head_dim,
+)
+from .inputs import hidden_size as d
+from .inputs import lora_rank as r
+from .inputs import num_attention_heads as nh
+from .inputs import num_hidden_layers as L
+from .inputs import num_key_value_heads as nkv
+from .inputs import train_seq_tokens as s
 from .numerics import weight_bytes
-from .params import (num_moe_layers, params_lm_head_matmul, params_matmul, params_total,
-                     qk_head_dim)
+from .params import num_moe_layers, params_lm_head_matmul, params_matmul, params_total, qk_head_dim
 from .sources import KORTHIKANTI, LORA
 
 T = "training"

@@ -95,13 +95,13 @@ def _fit_gpu(prepared: Prepared, gpu: str, free: list[str], fixed: dict) -> dict
     hi = [BOUNDS[n][1] for n in free]
 
     def residuals(x):
-        figures = {**fixed, **dict(zip(free, x)), "overlap": 0}
+        figures = {**fixed, **dict(zip(free, x, strict=False)), "overlap": 0}
         pred = predict(prepared, {g: figures for g in {m.gpu for m in prepared.rows}})
         return np.log(pred[mask] / prepared.measured[mask])
 
     start = [BOUNDS[n][2] for n in free]
     sol = least_squares(residuals, start, bounds=(lo, hi), x_scale=np.maximum(hi, 1e-9))
-    return {**fixed, **{n: float(v) for n, v in zip(free, sol.x)}, "overlap": 0}
+    return {**fixed, **{n: float(v) for n, v in zip(free, sol.x, strict=False)}, "overlap": 0}
 
 
 def fit(prepared: Prepared) -> tuple[dict, dict]:

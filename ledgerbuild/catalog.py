@@ -8,10 +8,10 @@ Shortcut: catalogs are read once per process (lru_cache).
 from __future__ import annotations
 
 import json
-from functools import lru_cache
-from typing import Literal
+from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -187,7 +187,7 @@ def model_fields(entry: ModelEntry, path) -> dict:
         raise LedgerError(f"{path}: {entry.id}: {e}") from None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _model_file(path: Path) -> ModelEntry:
     entry = _validate(ModelEntry, _read_yaml(path), path)
     if entry.id != path.stem:
@@ -195,17 +195,17 @@ def _model_file(path: Path) -> ModelEntry:
     return entry
 
 
-@lru_cache(maxsize=None)
+@cache
 def model_paths() -> dict[str, Path]:
     return {p.stem: p for p in _files("models")}
 
 
-@lru_cache(maxsize=None)
+@cache
 def models() -> dict[str, ModelEntry]:
     return {mid: _model_file(p) for mid, p in model_paths().items()}
 
 
-@lru_cache(maxsize=None)
+@cache
 def gpus() -> dict[str, GpuEntry]:
     out = {}
     for path in _files("gpus"):
@@ -214,7 +214,7 @@ def gpus() -> dict[str, GpuEntry]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def table(name: str) -> dict:
     """A catalog table by name: gpus, dtypes, workloads, time_models."""
     if name == "gpus":

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 from rich.console import Console
@@ -26,7 +25,7 @@ def fail(message: str) -> None:
     raise typer.Exit(2)
 
 
-def _sets(set_: Optional[List[str]], **named) -> dict:
+def _sets(set_: list[str] | None, **named) -> dict:
     from .evaluate import parse_sets
 
     sets = parse_sets(set_)
@@ -71,15 +70,15 @@ def list_(what: str = typer.Argument(..., help="models | gpus | workloads | quan
 @app.command()
 @guarded
 def show(model: str = typer.Argument(..., help="Catalog id, model YAML path or HF config.json"),
-         gpu: Optional[str] = typer.Option(None, help="GPU id or GPU YAML path [h100-sxm]"),
-         gpus: Optional[int] = typer.Option(None, "--gpus", help="GPU count (tensor parallel)"),
-         workload: Optional[str] = typer.Option(None, help="Workload id [chat]"),
-         time_model: Optional[str] = typer.Option(None, help="Time model id or YAML file "
+         gpu: str | None = typer.Option(None, help="GPU id or GPU YAML path [h100-sxm]"),
+         gpus: int | None = typer.Option(None, "--gpus", help="GPU count (tensor parallel)"),
+         workload: str | None = typer.Option(None, help="Workload id [chat]"),
+         time_model: str | None = typer.Option(None, help="Time model id or YAML file "
                                                   "[calibrated; roofline for the floor]"),
-         engine: Optional[str] = typer.Option(None, help="Serving engine: vllm | tensorrt-llm "
+         engine: str | None = typer.Option(None, help="Serving engine: vllm | tensorrt-llm "
                                               "| lecture [vllm]"),
-         pp: Optional[int] = typer.Option(None, "--pp", help="Pipeline-parallel stages [1]"),
-         set_: Optional[List[str]] = typer.Option(None, "--set", help=SET_HELP),
+         pp: int | None = typer.Option(None, "--pp", help="Pipeline-parallel stages [1]"),
+         set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
          json_: bool = typer.Option(False, "--json", help="Print one JSON object.")):
     """Every quantity of one model for a scenario.
 
@@ -117,9 +116,9 @@ def import_config(config: Path = typer.Argument(..., help="An HF config.json")):
 @guarded
 def xlsx(models: str = typer.Option("all", help="all, or comma-separated ids / YAML paths"),
          gpus: str = typer.Option("all", help="GPUs in the GPU table: all, or ids"),
-         workload: Optional[str] = typer.Option(None, help="Workload id [chat]"),
-         set_: Optional[List[str]] = typer.Option(None, "--set", help=SET_HELP),
-         sweep_model: Optional[str] = typer.Option(None, help="Model of the Sweeps sheet "
+         workload: str | None = typer.Option(None, help="Workload id [chat]"),
+         set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
+         sweep_model: str | None = typer.Option(None, help="Model of the Sweeps sheet "
                                                    "[llama-3-8b if selected, else the first]"),
          output: Path = typer.Option(Path("build/ledger.xlsx"), "-o", "--output",
                                      help="Workbook path")):
@@ -147,11 +146,11 @@ def _formats(fmt: str) -> list[str]:
 @guarded
 def docs(models: str = typer.Option("all", help="all, or comma-separated ids / YAML paths"),
          format_: str = typer.Option("all", "--format", help="md | tex | all"),
-         gpu: Optional[str] = typer.Option(None, help="GPU id or GPU YAML path [h100-sxm]"),
-         workload: Optional[str] = typer.Option(None, help="Workload id [chat]"),
-         set_: Optional[List[str]] = typer.Option(None, "--set", help=SET_HELP),
+         gpu: str | None = typer.Option(None, help="GPU id or GPU YAML path [h100-sxm]"),
+         workload: str | None = typer.Option(None, help="Workload id [chat]"),
+         set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
          output: Path = typer.Option(Path("build/docs"), "-o", "--output", help="Folder"),
-         templates: Optional[Path] = typer.Option(None, help="A folder of your own templates"),
+         templates: Path | None = typer.Option(None, help="A folder of your own templates"),
          plots: bool = typer.Option(True, "--plots/--no-plots", help="matplotlib SVG + PNG")):
     """Write derivations: one Markdown / LaTeX document per model and an index.
 
@@ -169,8 +168,8 @@ def docs(models: str = typer.Option("all", help="all, or comma-separated ids / Y
 def derive(model: str = typer.Argument(..., help="Catalog id, model YAML or HF config.json"),
            quantity: str = typer.Argument(..., help="A quantity name (ledgerbuild list quantities)"),
            format_: str = typer.Option("md", "--format", help="md | tex"),
-           set_: Optional[List[str]] = typer.Option(None, "--set", help=SET_HELP),
-           templates: Optional[Path] = typer.Option(None, help="A folder of your own templates")):
+           set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
+           templates: Path | None = typer.Option(None, help="A folder of your own templates")):
     """Print one quantity's derivation as an embeddable snippet (stable anchor / label).
 
     Examples: `ledgerbuild derive llama-3-8b kv_bytes_per_token`,
@@ -189,10 +188,10 @@ MEASURED_HELP = "Measurement file (YAML rows or CSV): model, gpu, precision, tp,
 
 @app.command()
 @guarded
-def calibrate(measurements: Optional[Path] = typer.Argument(None, help=MEASURED_HELP),
+def calibrate(measurements: Path | None = typer.Argument(None, help=MEASURED_HELP),
               output: Path = typer.Option(Path("build/calibrated.yaml"), "-o", "--output",
                                           help="Time-model YAML to write"),
-              name: Optional[str] = typer.Option(None, help="Time-model id [the output file's "
+              name: str | None = typer.Option(None, help="Time-model id [the output file's "
                                                  "name]"),
               engine: str = typer.Option("tensorrt-llm", help="Engine the rows were measured "
                                          "with (engine table id)")):
@@ -212,7 +211,8 @@ def calibrate(measurements: Optional[Path] = typer.Argument(None, help=MEASURED_
 def _calibrate(measurements, output: Path, name, engine):
     import re
 
-    from . import calibration, measurements as measured
+    from . import calibration
+    from . import measurements as measured
     from .catalog import ID
     from .files import write_text
     from .writers.validation import rows_table, write_csv
@@ -248,7 +248,7 @@ def _print_summary(s: dict, title: str) -> None:
 
 @app.command()
 @guarded
-def validate(measurements: Optional[Path] = typer.Argument(None, help=MEASURED_HELP),
+def validate(measurements: Path | None = typer.Argument(None, help=MEASURED_HELP),
              time_model: str = typer.Option("calibrated", help="Time-model id or YAML file"),
              engine: str = typer.Option("tensorrt-llm", help="Engine the rows were measured with"),
              output: Path = typer.Option(Path("build/validate"), "-o", "--output",
@@ -262,7 +262,8 @@ def validate(measurements: Optional[Path] = typer.Argument(None, help=MEASURED_H
     """
     import json
 
-    from . import calibration, measurements as measured
+    from . import calibration
+    from . import measurements as measured
     from .catalog import load_time_model
     from .writers.validation import rows_table, summary, write_csv, write_plot
 
@@ -288,7 +289,6 @@ def validate(measurements: Optional[Path] = typer.Argument(None, help=MEASURED_H
 
 
 from . import cli_sim  # noqa: E402,F401  (registers sample, bpe, stream, tokens)
-
 
 if __name__ == "__main__":  # python -m ledgerbuild.cli
     app()

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -134,7 +133,7 @@ def bpe_train(corpus: Path = typer.Argument(..., help="A UTF-8 text file"),
 @bpe_app.command("encode")
 @guarded
 def bpe_encode(text: str = typer.Argument(..., help="Text to encode"),
-               tokenizer: Optional[Path] = typer.Option(None, help="Merges saved by `bpe train` "
+               tokenizer: Path | None = typer.Option(None, help="Merges saved by `bpe train` "
                                                         "[a tokenizer trained on the shipped corpus]"),
                json_: bool = typer.Option(False, "--json")):
     """Encode text: ids, and each token's bytes (a token may be half a character).
@@ -247,7 +246,7 @@ def numerics_demo(name: str = typer.Argument("all", help="bf16-add | softmax-fp1
 @guarded
 def numerics_round(values: str = typer.Argument(..., help="Comma-separated numbers"),
                    dtype: str = typer.Option("bf16", help="A dtype id (ledgerbuild list dtypes)"),
-                   block_size: Optional[int] = typer.Option(None, help="Override the format's "
+                   block_size: int | None = typer.Option(None, help="Override the format's "
                                                             "block size (block formats)"),
                    json_: bool = typer.Option(False, "--json")):
     """Round numbers to a format and show the error.
@@ -273,7 +272,7 @@ def numerics_round(values: str = typer.Argument(..., help="Comma-separated numbe
     def number(v):  # JSON has no infinity or NaN: print them as text
         return float(v) if np.isfinite(v) else str(float(v))
     _print_rows(f"rounded to {dtype}", [{"value": v, "rounded": number(r), "error": number(r - v)}
-                                        for v, r in zip(x, q)], json_)
+                                        for v, r in zip(x, q, strict=False)], json_)
 
 
 @numerics_app.command("report")

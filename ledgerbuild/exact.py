@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Callable
 from fractions import Fraction
 from functools import reduce
-from typing import Callable
 
 import sympy as sp
 

@@ -12,8 +12,8 @@ declaration order is evaluation order (a quantity may only use what was declared
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import sympy as sp
 

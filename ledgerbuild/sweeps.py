@@ -15,7 +15,6 @@ from . import catalog
 from .evaluate import Evaluator, lookup
 from .ledger import Ledger, Quantity, load_formulas
 
-
 _COMPILED: dict = {}  # id(quantity form) -> (argument names, numpy function)
 
 
@@ -75,7 +74,7 @@ def sweep(quantity: str, models: list[str], gpus: list[str], grid: dict[str, lis
         for inp in gpu_inputs:
             values[inp.name] = np.repeat([float(lookup(inp, {**keys, "gpu": g})) for g in gpus],
                                          per_case)
-        for name, axis in zip(grid, mesh):
+        for name, axis in zip(grid, mesh, strict=False):
             values[name] = np.tile(axis, len(gpus))
             out[name].append(values[name])
         with np.errstate(divide="ignore", invalid="ignore"):  # IF branches not taken
@@ -114,7 +113,7 @@ def substitute(expr: sp.Basic, mapping: dict) -> sp.Basic:
     if not expr.args:
         return expr
     args = [substitute(a, mapping) for a in expr.args]
-    if all(a is b for a, b in zip(args, expr.args)):
+    if all(a is b for a, b in zip(args, expr.args, strict=False)):
         return expr
     if isinstance(expr, ExprCondPair):  # its constructor folds Piecewise conditions
         return sp.Tuple.__new__(ExprCondPair, *args)

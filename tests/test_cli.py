@@ -94,7 +94,8 @@ def test_xlsx_writes_workbook(tmp_path):
             "GPUs", "Models"} <= set(wb.sheetnames)
     assert wb["llama-3-8b"].defined_names["kv_bytes_per_token"].attr_text.endswith("$B$" + str(
         next(c.row for c in wb["llama-3-8b"]["A"] if c.value == "kv_bytes_per_token")))
-    cell = wb["llama-3-8b"][wb["llama-3-8b"].defined_names["kv_bytes_per_token"].attr_text.split("!")[1].replace("$", "")]
+    sheet = wb["llama-3-8b"]
+    cell = sheet[sheet.defined_names["kv_bytes_per_token"].attr_text.split("!")[1].replace("$", "")]
     # reads through names (DESIGN.md: =n_layers*kv_elems_per_token_layer*kv_dtype_bytes)
     assert sorted(cell.value.lstrip("=").split("*")) == ["kv_bytes_per_token_layer",
                                                          "num_hidden_layers"]

@@ -25,7 +25,7 @@ def result_lines(markdown: str) -> dict:
     """quantity -> the math of its last display (the result), section by section."""
     parts = ANCHOR.split(markdown)[1:]
     return {name: MATH.findall(body)[-1].removeprefix("= ") for name, body in
-            zip(parts[::2], parts[1::2])}
+            zip(parts[::2], parts[1::2], strict=False)}
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,8 @@ figure rounded as printed); `rel` is a relative tolerance stated where the docum
 """
 import pytest
 
-from ledgerbuild.evaluate import evaluate as evaluate_any, to_plain
+from ledgerbuild.evaluate import evaluate as evaluate_any
+from ledgerbuild.evaluate import to_plain
 
 # The lecture's scenario, pinned: its budget (utilisation x memory - weights, nothing reserved,
 # batch cap 256), marketed GB read as 1e9 bytes, the roofline floor. Cases override it.

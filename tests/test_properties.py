@@ -3,7 +3,8 @@ linearity in batch, import-config round trips, every catalog entry renders every
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hf_oracle import causal_lm, count_params
 from ledgerbuild import catalog

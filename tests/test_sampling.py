@@ -7,15 +7,26 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings, strategies as st
-from transformers.generation.logits_process import (LogitsProcessorList, MinPLogitsWarper,
-                                                    RepetitionPenaltyLogitsProcessor,
-                                                    TemperatureLogitsWarper, TopKLogitsWarper,
-                                                    TopPLogitsWarper, TypicalLogitsWarper)
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from transformers.generation.logits_process import (
+    LogitsProcessorList,
+    MinPLogitsWarper,
+    RepetitionPenaltyLogitsProcessor,
+    TemperatureLogitsWarper,
+    TopKLogitsWarper,
+    TopPLogitsWarper,
+    TypicalLogitsWarper,
+)
 
 from ledgerbuild.sim.rejection import expected_rejection_rounds, sample_rejection
-from ledgerbuild.sim.sampling import (apply_repetition_penalty, filter_probs, frequency_presence,
-                                      total_variation, zipf_logits)
+from ledgerbuild.sim.sampling import (
+    apply_repetition_penalty,
+    filter_probs,
+    frequency_presence,
+    total_variation,
+    zipf_logits,
+)
 
 EX5 = np.log(np.array([0.5, 0.2, 0.15, 0.1, 0.05]))
 

@@ -5,8 +5,13 @@ import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
 from ledgerbuild.sim.decoding import beam_search, sample_batch, sequence_log_prob
-from ledgerbuild.sim.tiny_decoder import (TinyConfig, TinyDecoder, duplicate_kv_heads,
-                                          mla_naive_vs_absorbed, pool_kv_heads)
+from ledgerbuild.sim.tiny_decoder import (
+    TinyConfig,
+    TinyDecoder,
+    duplicate_kv_heads,
+    mla_naive_vs_absorbed,
+    pool_kv_heads,
+)
 
 PROMPT = [1, 2, 3, 4, 5]
 

@@ -3,8 +3,10 @@ BPE training and for streaming detokenization on real GPT-2 ids, round trips, CL
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
-from tokenizers import Tokenizer as HFTokenizer, models, pre_tokenizers, trainers
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tokenizers import Tokenizer as HFTokenizer
+from tokenizers import models, pre_tokenizers, trainers
 from tokenizers.decoders import DecodeStream
 from typer.testing import CliRunner
 
@@ -12,8 +14,14 @@ from ledgerbuild.cli import app
 from ledgerbuild.sim.bpe import bytes_to_unicode, train
 from ledgerbuild.sim.real_tokenizers import GPT2_PATTERN, gpt2_tiktoken_path, load
 from ledgerbuild.sim.streaming import REPLACEMENT, IncrementalDetokenizer
-from ledgerbuild.sim.token_demos import (HALF_CHARS, STREAM_TEXT, corpus, decode_work,
-                                         detokenizers, stop_strings)
+from ledgerbuild.sim.token_demos import (
+    HALF_CHARS,
+    STREAM_TEXT,
+    corpus,
+    decode_work,
+    detokenizers,
+    stop_strings,
+)
 
 runner = CliRunner()
 _CHAR_TO_BYTE = {c: b for b, c in bytes_to_unicode().items()}

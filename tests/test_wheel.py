@@ -4,7 +4,6 @@ import sys
 import venv
 from pathlib import Path
 
-
 ROOT = Path(__file__).resolve().parents[1]
 
 

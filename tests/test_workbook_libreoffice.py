@@ -5,7 +5,8 @@ relative 1e-12 (full doubles read through UNO). Then inputs change through UNO (
 from the dropdown's list, the price, the prompt tokens, one model field in the Models table),
 LibreOffice recalculates, and the cells are compared with the ledger evaluated for the
 changed scenario; then weight_dtype = nvfp4 is picked on the Inputs sheet (embedding,
-lm_head and expert formats follow it) and the cells are compared again. Finally the workbook survives a LibreOffice load and re-save.
+lm_head and expert formats follow it) and the cells are compared again. Finally the
+workbook survives a LibreOffice load and re-save.
 """
 import json
 import math
@@ -70,7 +71,7 @@ def recalculated(tmp_path_factory):
 
 def _mismatches(cells, values, sets_for):
     cache, bad = {}, []
-    for cell, got in zip(cells, values):
+    for cell, got in zip(cells, values, strict=False):
         sets = {**sets_for(cell.model), **dict(cell.sets)}
         key = (cell.model, tuple(sorted(sets.items())))
         if key not in cache:

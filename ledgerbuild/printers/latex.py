@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from functools import lru_cache
+from functools import cache
 
 import sympy as sp
 
@@ -87,7 +87,7 @@ def structural_zeros(result: Result) -> frozenset:
     return frozenset(n for n in STRUCTURAL if n in result.inputs and not result.inputs[n])
 
 
-@lru_cache(maxsize=None)
+@cache
 def for_model(expr, zeros: frozenset):
     """The expression as it applies to a model: its structural zeros substituted."""
     hit = {s: 0 for s in expr.free_symbols if s.name in zeros}

@@ -7,8 +7,8 @@ expression with placeholder names; `fill(name_of)` substitutes them by string.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Callable
+from collections.abc import Callable
+from functools import cache
 
 _MARK = "\x00"
 
@@ -24,6 +24,6 @@ class NameTemplate:
                        for i, p in enumerate(self._parts))
 
 
-@lru_cache(maxsize=None)
+@cache
 def cached(print_fn: Callable, expr) -> NameTemplate:
     return NameTemplate(print_fn, expr)

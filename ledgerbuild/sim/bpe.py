@@ -30,7 +30,7 @@ def bytes_to_unicode() -> dict[int, str]:
             visible.append(b)
             chars.append(256 + extra)
             extra += 1
-    return dict(zip(visible, map(chr, chars)))
+    return dict(zip(visible, map(chr, chars), strict=False))
 
 
 _HF_BYTE_RANK = {b: r for r, (b, _) in enumerate(sorted(bytes_to_unicode().items(),
@@ -46,7 +46,7 @@ class Tokenizer:
 
     def _encode_piece(self, ids: list[int]) -> list[int]:
         while len(ids) > 1:
-            pairs = [(self._rank.get(p, 1 << 62), i) for i, p in enumerate(zip(ids, ids[1:]))]
+            pairs = [(self._rank.get(p, 1 << 62), i) for i, p in enumerate(zip(ids, ids[1:], strict=False))]
             rank, i = min(pairs)
             if rank == 1 << 62:
                 break
@@ -75,7 +75,7 @@ class Tokenizer:
 
 
 def _pairs(word):
-    return zip(word, word[1:])
+    return zip(word, word[1:], strict=False)
 
 
 def _merge_word(word: tuple, pair: tuple, new: int) -> tuple:

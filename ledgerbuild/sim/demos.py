@@ -7,9 +7,14 @@ from collections import Counter
 import numpy as np
 
 from .rejection import expected_rejection_rounds, sample_rejection
+from .sampling import (
+    apply_repetition_penalty,
+    filter_probs,
+    frequency_presence,
+    total_variation,
+    zipf_logits,
+)
 from .tiny_decoder import TinyDecoder
-from .sampling import (apply_repetition_penalty, filter_probs, frequency_presence,
-                       total_variation, zipf_logits)
 
 TRUNCATIONS = [
     ("none", {}), ("top-k 50", {"top_k": 50}), ("top-p 0.9", {"top_p": 0.9}),
@@ -67,7 +72,8 @@ def rejection(draws=20_000, seed=0) -> list[dict]:
             got = [sample_rejection(probs, top_p=top_p, rng=rng, dual_pivot=dual) for _ in range(draws)]
             hist = np.bincount([t for t, _ in got], minlength=len(probs)) / draws
             exact = expected_rejection_rounds(probs, top_p) if len(probs) <= 50 else None
-            rows.append({"case": name, "dual_pivot": dual, "mean_rounds": round(float(np.mean([r for _, r in got])), 4),
+            rows.append({"case": name, "dual_pivot": dual,
+                         "mean_rounds": round(float(np.mean([r for _, r in got])), 4),
                          "max_rounds": int(max(r for _, r in got)),
                          "exact_mean_rounds": str(exact) if exact is not None else "",
                          "tv_vs_sorted": round(total_variation(hist, want), 4)})
@@ -122,12 +128,12 @@ def attention_variants(steps=40, seed=0) -> list[dict]:
     mha = TinyDecoder(TinyConfig(kv_heads=4), seed=seed + 1)
     ref, _ = mha.greedy(PROMPT, steps)
     rows = [{"comparison": "GQA (2 KV heads) vs MHA with duplicated KV heads",
-             "same_tokens": f"{sum(x == y for x, y in zip(base, dup))}/{steps}",
+             "same_tokens": f"{sum(x == y for x, y in zip(base, dup, strict=False))}/{steps}",
              "max_abs_diff": f"{np.abs(base_logits - dup_logits).max():.1e} (logits, float32)"}]
     for kv, name in ((2, "GQA"), (1, "MQA")):
         pooled, _ = pool_kv_heads(mha, kv).greedy(PROMPT, steps)
         rows.append({"comparison": f"MHA pooled to {name} ({kv} KV heads), no retraining",
-                     "same_tokens": f"{sum(x == y for x, y in zip(ref, pooled))}/{steps}",
+                     "same_tokens": f"{sum(x == y for x, y in zip(ref, pooled, strict=False))}/{steps}",
                      "max_abs_diff": ""})
     rows.append({"comparison": "MLA naive vs absorbed attention (float64)", "same_tokens": "",
                  "max_abs_diff": f"{mla_naive_vs_absorbed(seed):.1e}"})

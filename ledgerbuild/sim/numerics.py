@@ -17,7 +17,7 @@ inputs are not treated specially in block formats.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 
 import ml_dtypes
 import numpy as np
@@ -83,7 +83,7 @@ def _int_symmetric(x: np.ndarray, qmax: int) -> np.ndarray:
     return np.clip(np.round(x / scale), -qmax, qmax) * scale
 
 
-@lru_cache(maxsize=None)
+@cache
 def _row(dtype_id: str):
     return catalog.row("dtypes", dtype_id)
 

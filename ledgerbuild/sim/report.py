@@ -2,8 +2,8 @@
 `ledgerbuild sample report` (§7) and `ledgerbuild bpe report` (§8)."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 

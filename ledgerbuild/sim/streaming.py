@@ -13,7 +13,7 @@ and cuts at the stop; `NaiveChunkSearch` and `BufferSearchNoHoldback` show the t
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 REPLACEMENT = "\ufffd"
 

@@ -5,13 +5,20 @@ numbers in `@@ name` sections, ~4,300 characters; the lecture used ~1,600).
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 from .bpe import Tokenizer, train
-from .streaming import (REPLACEMENT, BufferSearchNoHoldback, IncrementalDetokenizer,
-                        NaiveChunkSearch, StopStringFilter, full_redecode, run_filter,
-                        token_by_token)
+from .streaming import (
+    REPLACEMENT,
+    BufferSearchNoHoldback,
+    IncrementalDetokenizer,
+    NaiveChunkSearch,
+    StopStringFilter,
+    full_redecode,
+    run_filter,
+    token_by_token,
+)
 
 HALF_CHARS = "流式输出时，半个汉字会变成乱码。"  # §8.3: 16 characters, 48 bytes
 STREAM_TEXT = "答案：缓存命中率 93% 🚀，延迟下降了。"  # §8.4
@@ -34,7 +41,7 @@ def sections(text: str) -> dict[str, str]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def shipped_tokenizer(merges: int = max(MERGE_STEPS)) -> Tokenizer:
     return train(corpus(), 256 + merges, tie_break="hf")
 
@@ -71,12 +78,15 @@ def detokenizers(text: str = STREAM_TEXT) -> list[dict]:
     inc = IncrementalDetokenizer(tok.decode)
     steps = [inc.step(i) for i in ids]
     tail = inc.flush()
+
+    def broken(chunks):
+        return sum(REPLACEMENT in c for c in chunks)
     return [
-        {"method": "token by token", "tokens": len(ids), "chunks_with_U+FFFD": sum(REPLACEMENT in c for c in tbt),
+        {"method": "token by token", "tokens": len(ids), "chunks_with_U+FFFD": broken(tbt),
          "text_received": "".join(tbt), "tokens_decoded": len(ids)},
-        {"method": "full re-decode", "tokens": len(ids), "chunks_with_U+FFFD": sum(REPLACEMENT in c for c in full),
+        {"method": "full re-decode", "tokens": len(ids), "chunks_with_U+FFFD": broken(full),
          "text_received": "".join(full), "tokens_decoded": work},
-        {"method": "incremental", "tokens": len(ids), "chunks_with_U+FFFD": sum(REPLACEMENT in c for c in steps),
+        {"method": "incremental", "tokens": len(ids), "chunks_with_U+FFFD": broken(steps),
          "text_received": "".join(steps) + tail, "tokens_decoded": inc.decoded_tokens},
     ]
 

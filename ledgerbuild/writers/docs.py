@@ -21,8 +21,16 @@ from .. import catalog
 from ..errors import LedgerError, close_matches
 from ..evaluate import Evaluator, Result, time_model_text, to_plain
 from ..ledger import Ledger
-from ..printers.latex import (for_model, formula_tex, structural_zeros, substituted_tex, tex_escape, tex_name,
-                              tex_number, unit_tex)
+from ..printers.latex import (
+    for_model,
+    formula_tex,
+    structural_zeros,
+    substituted_tex,
+    tex_escape,
+    tex_name,
+    tex_number,
+    unit_tex,
+)
 from ..units import human
 from .xlsx import _progress, select
 

@@ -25,7 +25,7 @@ def rows_table(prepared: Prepared, predicted: np.ndarray, ceiling: np.ndarray) -
              "predicted_tokens_per_s": round(float(p), 2),
              "ceiling_tokens_per_s": round(float(c), 2),
              "predicted_over_measured": round(float(p) / m.tokens_per_s, 4)}
-            for m, p, c in zip(prepared.rows, predicted, ceiling)]
+            for m, p, c in zip(prepared.rows, predicted, ceiling, strict=False)]
 
 
 def summary(prepared: Prepared, predicted: np.ndarray, ceiling: np.ndarray) -> dict:
@@ -35,7 +35,7 @@ def summary(prepared: Prepared, predicted: np.ndarray, ceiling: np.ndarray) -> d
     for g in gpus:
         mask = np.array([m.gpu == g for m in prepared.rows])
         per_gpu[g] = errors(predicted[mask], prepared.measured[mask])
-    breaks = [m.row for m, c in zip(prepared.rows, ceiling) if m.tokens_per_s > c]
+    breaks = [m.row for m, c in zip(prepared.rows, ceiling, strict=False) if m.tokens_per_s > c]
     return {"overall": errors(predicted, prepared.measured), "per_gpu": per_gpu,
             "ceiling_breaks": breaks}
 

@@ -14,8 +14,22 @@ from ..evaluate import Result, to_plain
 from ..ledger import Ledger
 from ..printers.excel import formula_template
 from ..units import excel_format
-from .xlsx_layout import (FORMULA_FILL, INPUT_FILL, LOOKUP_FILL, SECTION_FONT, TITLE_FONT, WRAP,
-                          define, define_range, fit_row, header, print_setup, put, text, widths)
+from .xlsx_layout import (
+    FORMULA_FILL,
+    INPUT_FILL,
+    LOOKUP_FILL,
+    SECTION_FONT,
+    TITLE_FONT,
+    WRAP,
+    define,
+    define_range,
+    fit_row,
+    header,
+    print_setup,
+    put,
+    text,
+    widths,
+)
 
 
 @dataclass(frozen=True)

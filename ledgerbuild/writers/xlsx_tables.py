@@ -17,8 +17,22 @@ from ..evaluate import time_model_text, to_plain
 from ..ledger import Input, Ledger
 from ..printers.excel import excel_formula
 from ..units import excel_format
-from .xlsx_layout import (INPUT_FILL, LOOKUP_FILL, SECTION_FONT, TITLE_FONT, WRAP,
-                          define, define_range, fit_row, header, print_setup, put, quote, text, widths)
+from .xlsx_layout import (
+    INPUT_FILL,
+    LOOKUP_FILL,
+    SECTION_FONT,
+    TITLE_FONT,
+    WRAP,
+    define,
+    define_range,
+    fit_row,
+    header,
+    print_setup,
+    put,
+    quote,
+    text,
+    widths,
+)
 
 ABOUT_COLUMNS = {1: 95}
 INPUT_COLUMNS = {1: 28, 2: 22, 3: 14, 4: 60, 5: 50}  # name, value, unit, description, source

@@ -6,20 +6,30 @@ context cell) and everything else read through the cost sheet's names.
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import sympy as sp
 from openpyxl.chart import Reference, ScatterChart, Series
 from openpyxl.utils import get_column_letter
 
 from ..evaluate import Result
-from ..sweeps import inline_dependents
 from ..ledger import Ledger, load_formulas
 from ..printers.excel import formula_template
 from ..printers.template import NameTemplate
+from ..sweeps import inline_dependents
 from ..units import excel_format
-from .xlsx_layout import (FORMULA_FILL, INPUT_FILL, TITLE_FONT, WRAP, header, print_setup,
-                          put, quote, text, widths)
+from .xlsx_layout import (
+    FORMULA_FILL,
+    INPUT_FILL,
+    TITLE_FONT,
+    WRAP,
+    header,
+    print_setup,
+    put,
+    quote,
+    text,
+    widths,
+)
 from .xlsx_models import Cell
 from .xlsx_tables import lookup_formula
 
@@ -48,7 +58,7 @@ BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 CONTEXTS = [1024 * 2**i for i in range(8)]  # 1K .. 128K
 
 
-@lru_cache(maxsize=None)
+@cache
 def _template(tags: frozenset, quantity: str, on: frozenset) -> NameTemplate:
     """`quantity` with the quantities that depend on `on` inlined, printed once per variant."""
     return formula_template(inline_dependents(load_formulas(), tags, sp.Symbol(quantity),
@@ -120,7 +130,7 @@ def _sweep_block(ws, ledger, res, top, var, values, columns, cells, set_for):
     for i, v in enumerate(values):
         r = top + 1 + i
         put(ws, r, 1, v, fill=INPUT_FILL)
-        for c, ((label, unit), template) in enumerate(zip(columns, templates), start=2):
+        for c, ((label, unit), template) in enumerate(zip(columns, templates, strict=False), start=2):
             row_names = {**names, **{k: t.replace("{cell}", f"$A{r}") for k, t in
                                      set_for.items()}}
             put(ws, r, c, template.fill(row_names), fill=FORMULA_FILL,
