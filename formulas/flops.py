@@ -15,7 +15,6 @@ from ledgerbuild.ledger import quantity
 from .inputs import attention_chunk_size as C
 from .inputs import (
     context_tokens,
-    gpu_count,
     num_attention_heads,
     num_chunked_layers,
     num_hidden_layers,
@@ -24,7 +23,6 @@ from .inputs import (
 )
 from .inputs import sliding_window as W
 from .inputs import sliding_window_kv as K
-from .numerics import peak_flops_per_s
 from .params import attn_v_head_dim, params_lm_head_matmul, params_matmul, params_total, qk_head_dim
 from .sources import LECTURE, PREREQ, SHAPES
 
@@ -93,5 +91,3 @@ quantity("context_attention_equals_rest",
 flops_prefill_2n = quantity("flops_prefill_2n", 2 * params_total * prompt_tokens, F,
                             "Rule of thumb: prefill FLOPs = 2 x N x L_p",
                             source=SHAPES + " (mental-math rule 1); " + PREREQ, topic=T)
-quantity("prefill_2n_s", flops_prefill_2n / (gpu_count * peak_flops_per_s), "s",
-         "Rule-of-thumb prefill time at 100% of peak", source=PREREQ + " (0.37 s)", topic=T)

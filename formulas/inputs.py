@@ -105,8 +105,10 @@ key_input("time_model", "How compute, memory and link time combine (calibrated: 
 key_input("serving_engine", "Serving engine: how the KV pool is sized, batch and token caps",
           table="engines", default="vllm", source="engine table (scenarios/engines.yaml)")
 
-gpu_count = scenario_input("gpu_count", "GPUs", "GPUs in ideal tensor parallel", default=1,
-                           lo=1, integer=True, source=LECTURE + " §6.1")
+gpu_count_setting = scenario_input(
+    "gpu_count_setting", "GPUs", "Tensor-parallel GPUs: 0 (default) = auto, the smallest of 1, 2, "
+    "4, 8 on which the weights and one request's KV fit", default=0, lo=0, integer=True,
+    source=LECTURE + " §6.1")
 pipeline_parallel = scenario_input("pipeline_parallel", "stages",
                                    "Pipeline-parallel stages (each of gpu_count GPUs)",
                                    default=1, lo=1, integer=True, source="Megatron-LM pipeline "

@@ -4,16 +4,14 @@ Lecture §5 (seeds/000): 2 x layers x KV heads x d_h x bytes for the GQA family 
 n_h; MQA: n_kv = 1); MLA caches the latent (kv_lora_rank) plus the shared RoPE key
 (qk_rope_head_dim). Windowed layers keep at most their window. Tensor parallel (§6.1): KV
 heads are split over GPUs and replicated when there are fewer heads than GPUs; an MLA latent
-is held whole on every GPU. KV formats carry their block scales (kv_bits_per_element, formulas/numerics.py).
+is held whole on every GPU (kv_shard_fraction, formulas/memory.py). KV formats carry their
+block scales (kv_bits_per_element, formulas/numerics.py).
 """
-from sympy import ceiling
-
 from ledgerbuild.ledger import quantity
 
 from .flops import attn_flops_per_visible_token, visible_tokens
 from .inputs import (
     context_tokens,
-    gpu_count,
     head_dim,
     kv_lora_rank,
     num_attention_heads,
@@ -60,12 +58,6 @@ kv_bytes_at_context = quantity("kv_bytes_at_context", kv_bytes_at(context_tokens
                                "KV bytes of one sequence at context_tokens", source=S51, topic=T)
 kv_bytes_prompt = quantity("kv_bytes_prompt", kv_bytes_at(prompt_tokens), B,
                            "KV bytes written by a prefill of prompt_tokens", source=S51, topic=T)
-kv_shard_fraction = quantity("kv_shard_fraction",
-                             ceiling(num_key_value_heads / gpu_count) / num_key_value_heads,
-                             "fraction", "Share of the KV one GPU holds (heads replicated when "
-                             "n_kv < GPUs)", source=LECTURE + " §6.1", topic=T, when="gqa")
-quantity("kv_shard_fraction", 1, "fraction", "Share of the KV one GPU holds: the MLA latent is "
-         "not split by heads", source=LECTURE + " §5.3, §6.1", topic=T, when="mla")
 quantity("decode_attention_intensity",
          attn_flops_per_visible_token / kv_bytes_per_token_layer, "FLOP/byte",
          "Decode attention FLOPs per KV byte read (GQA: the group size at 2-byte KV)",

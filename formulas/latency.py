@@ -16,7 +16,7 @@ from sympy import Max, Piecewise
 
 from ledgerbuild.ledger import quantity
 
-from .flops import flops_per_token, flops_prefill
+from .flops import flops_per_token, flops_prefill, flops_prefill_2n
 from .inputs import (
     activation_dtype_bytes,
     allreduce_efficiency,
@@ -24,7 +24,6 @@ from .inputs import (
     bandwidth_efficiency,
     batch_size,
     count_embedding_read,
-    gpu_count,
     hbm_bandwidth_bytes_per_s,
     hidden_size,
     interconnect_bytes_per_s,
@@ -41,7 +40,7 @@ from .inputs import (
     step_overhead_s,
 )
 from .kv_cache import kv_bytes_at_context, kv_bytes_prompt
-from .memory import kv_share_per_gpu, total_gpus, weight_bytes, weight_bytes_per_gpu
+from .memory import gpu_count, kv_share_per_gpu, total_gpus, weight_bytes, weight_bytes_per_gpu
 from .numerics import embedding_bytes, expert_dtype_bytes, peak_flops_per_s, weight_dequant_factor
 from .params import num_moe_layers, params_expert
 from .sources import LECTURE, NCCL, PIPELINE, PREREQ, SHAPES
@@ -144,3 +143,5 @@ tpot_weights_only_s = quantity("tpot_weights_only_s",
                                source=SHAPES + "; " + PREREQ + " (6.9 ms)", topic=T)
 quantity("decode_weights_only_s", output_tokens * tpot_weights_only_s, "s",
          "All decode steps at the weights-only floor", source=PREREQ + " (3.5 s)", topic=T)
+quantity("prefill_2n_s", flops_prefill_2n / (gpu_count * peak_flops_per_s), "s",
+         "Rule-of-thumb prefill time at 100% of peak", source=PREREQ + " (0.37 s)", topic=T)

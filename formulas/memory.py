@@ -7,40 +7,40 @@ gpu_memory_utilization of total memory for weights, activations and KV; TensorRT
 the KV cache kv_cache_free_gpu_mem_fraction of the memory left after weights and the runtime;
 the lecture's budget is utilisation x memory - weights. Memory is what the driver reports
 (nvidia-smi) unless memory_gb_unit_bytes reads the marketed GB (1e9: the lecture).
-Shortcuts: the runtime reserve is one figure per engine; pipeline stages hold equal shares of
-the weights (embedding and head not placed on their stages).
+The tensor-parallel size is gpu_count_setting, or (0, the default: auto) the smallest of
+1, 2, 4, 8 on which the weights and one request's KV fit, so each model is costed at the GPUs
+it needs. Shortcuts: the runtime reserve is one figure per engine; pipeline stages hold equal
+shares of the weights (embedding and head not placed on their stages); auto stays within one
+8-GPU node (a model that does not fit on 8 shows 0 requests).
 """
 from sympy import Max, Min, Piecewise, ceiling, floor
 
 from ledgerbuild.ledger import quantity
 
 from .inputs import (
-                     engine_fraction_of_free,
-                     engine_reserve_bytes,
-                     gpu_count,
-                     gpu_memory_driver_bytes,
-                     gpu_memory_gb,
-                     logits_dtype_bytes,
-                     max_batch,
-                     memory_gb_unit_bytes,
-                     memory_utilization,
-                     pipeline_parallel,
-                     prompt_tokens,
-                     vocab_size,
+    engine_fraction_of_free,
+    engine_reserve_bytes,
+    gpu_count_setting,
+    gpu_memory_driver_bytes,
+    gpu_memory_gb,
+    logits_dtype_bytes,
+    max_batch,
+    memory_gb_unit_bytes,
+    memory_utilization,
+    num_key_value_heads,
+    pipeline_parallel,
+    prompt_tokens,
+    vocab_size,
 )
-from .kv_cache import kv_bytes_per_request, kv_bytes_per_token, kv_shard_fraction
+from .kv_cache import kv_bytes_per_request, kv_bytes_per_token
 from .numerics import weight_bytes
 from .sources import LECTURE, PIPELINE
 
 T = "memory"
 B = "bytes"
 S61 = LECTURE + " §6.1"
+TP_SIZES = (1, 2, 4, 8)  # tensor-parallel sizes tried by auto: powers of two within one node
 
-total_gpus = quantity("total_gpus", gpu_count * pipeline_parallel, "GPUs",
-                      "GPUs of the deployment: tensor-parallel size x pipeline stages",
-                      source=PIPELINE, topic=T, integer=True)
-weight_bytes_per_gpu = quantity("weight_bytes_per_gpu", weight_bytes / total_gpus, B,
-                                "Weight bytes on each GPU", source=S61, topic=T)
 gpu_memory_bytes = quantity("gpu_memory_bytes",
                             Piecewise((gpu_memory_gb * memory_gb_unit_bytes,
                                        memory_gb_unit_bytes > 0),
@@ -52,14 +52,58 @@ usable_bytes_per_gpu = quantity("usable_bytes_per_gpu", gpu_memory_bytes * memor
                                 topic=T)
 quantity("gpus_for_weights", ceiling(weight_bytes / usable_bytes_per_gpu), "GPUs",
          "GPUs needed just to hold the weights", source=S61, topic=T, integer=True)
+
+
+def kv_budget(weights_per_gpu):
+    """KV pool on one GPU holding `weights_per_gpu`, as the engine sizes it (0 if none)."""
+    return Max(0, Piecewise((memory_utilization * (gpu_memory_bytes - weights_per_gpu
+                                                   - engine_reserve_bytes),
+                             engine_fraction_of_free > 0),
+                            (usable_bytes_per_gpu - weights_per_gpu - engine_reserve_bytes, True)))
+
+
+def kv_shard(gpus):
+    """Share of a sequence's KV one of `gpus` tensor-parallel GPUs holds (GQA: its heads,
+    replicated when there are fewer KV heads than GPUs)."""
+    return ceiling(num_key_value_heads / gpus) / num_key_value_heads
+
+
+def spare_bytes(gpus, shard):
+    """KV pool left on one GPU after one request's KV, on `gpus` tensor-parallel GPUs."""
+    return kv_budget(weight_bytes / (gpus * pipeline_parallel)) \
+        - kv_bytes_per_request * shard / pipeline_parallel
+
+
+def auto_gpu_count(shard_of, when):
+    spares = {n: quantity(f"spare_bytes_on_{n}_gpus", spare_bytes(n, shard_of(n)), B,
+                          f"KV pool left per GPU after one request on {n} GPU(s) (< 0: does "
+                          "not fit)", source=S61, topic=T, when=when)
+              for n in TP_SIZES[:-1]}
+    choice = Piecewise(*[(n, spares[n] >= 0) for n in TP_SIZES[:-1]], (TP_SIZES[-1], True))
+    return Piecewise((gpu_count_setting, gpu_count_setting > 0), (choice, True))
+
+
+for when, shard_of in (("gqa", kv_shard), ("mla", lambda n: 1)):
+    gpu_count = quantity("gpu_count", auto_gpu_count(shard_of, when), "GPUs",
+                         "Tensor-parallel GPUs: gpu_count_setting, or (auto) the smallest of 1, "
+                         "2, 4, 8 whose weights and one request's KV fit (else 8)",
+                         source=S61, topic=T, when=when, integer=True)
+kv_shard_fraction = quantity("kv_shard_fraction", kv_shard(gpu_count), "fraction",
+                             "Share of the KV one GPU holds (heads replicated when n_kv < GPUs)",
+                             source=S61, topic=T, when="gqa")
+quantity("kv_shard_fraction", 1, "fraction", "Share of the KV one GPU holds: the MLA latent is "
+         "not split by heads", source=LECTURE + " §5.3, §6.1", topic=T, when="mla")
+total_gpus = quantity("total_gpus", gpu_count * pipeline_parallel, "GPUs",
+                      "GPUs of the deployment: tensor-parallel size x pipeline stages",
+                      source=PIPELINE, topic=T, integer=True)
+weight_bytes_per_gpu = quantity("weight_bytes_per_gpu", weight_bytes / total_gpus, B,
+                                "Weight bytes on each GPU", source=S61, topic=T)
 kv_budget_bytes_per_gpu = quantity(
-    "kv_budget_bytes_per_gpu",
-    Max(0, Piecewise((memory_utilization * (gpu_memory_bytes - weight_bytes_per_gpu
-                                            - engine_reserve_bytes), engine_fraction_of_free > 0),
-                     (usable_bytes_per_gpu - weight_bytes_per_gpu - engine_reserve_bytes, True))),
+    "kv_budget_bytes_per_gpu", kv_budget(weight_bytes_per_gpu),
     B, "KV pool on each GPU as the engine sizes it (0 if weights do not fit)", source=S61
     + "; engine table", topic=T)
-kv_share_per_gpu = quantity("kv_share_per_gpu", kv_shard_fraction / pipeline_parallel, "fraction",
+kv_share_per_gpu = quantity("kv_share_per_gpu", kv_shard_fraction / pipeline_parallel,
+                            "fraction",
                             "Share of a sequence's KV one GPU holds (its heads, its stage's layers)",
                             source=S61, topic=T)
 kv_bytes_per_token_per_gpu = quantity("kv_bytes_per_token_per_gpu",

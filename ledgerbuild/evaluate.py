@@ -78,7 +78,8 @@ class Result:
         return {
             "model": self.model_id,
             "scenario": {**self.keys, **{n: to_plain(v) for n, v in self.inputs.items()
-                                         if ledger.inputs[n].kind != "model"}},
+                                         if ledger.inputs[n].kind != "model"},
+                         "gpu_count": to_plain(self.value("gpu_count"))},
             "time_model": time_model_text(self.keys["time_model"], self.keys["gpu"]),
             "serving_engine": catalog.row("engines", self.keys["serving_engine"]).description,
             "units": "bytes, seconds, FLOP; GB = 1e9 bytes, GiB = 2^30 bytes",
@@ -94,10 +95,21 @@ def to_plain(value):
     return float(value)
 
 
+def gpu_count_text(result: Result) -> str:
+    """'4 (auto)' when the count was chosen as the smallest that fits, else '4'."""
+    auto = result.inputs["gpu_count_setting"] == 0 and "gpu_count" not in result.overridden
+    return f"{to_plain(result.value('gpu_count'))}{' (auto)' if auto else ''}"
+
+
 def time_model_text(tm_id: str, gpu: str | None = None) -> str:
     """The time-model row in force (`calibrated@h100-sxm` where fitted) and what it says."""
     tm = catalog.row("time_models", catalog.row_id("time_models", tm_id, gpu))
     return f"{tm.id}: {tm.description}"
+
+
+# --set names that mean an input of another name: fixing the GPU count sets the setting, so the
+# workbook keeps the choice on its Inputs sheet
+SET_ALIASES = {"gpu_count": "gpu_count_setting"}
 
 
 class Evaluator:
@@ -105,7 +117,7 @@ class Evaluator:
 
     def __init__(self, sets: dict[str, str] | None = None):
         self.ledger: Ledger = load_formulas()
-        self.sets = dict(sets or {})
+        self.sets = {SET_ALIASES.get(k, k): v for k, v in (sets or {}).items()}
         known = self.ledger.known_names()
         for name in self.sets:
             if name not in known:

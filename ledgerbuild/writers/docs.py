@@ -19,7 +19,7 @@ import sympy as sp
 
 from .. import catalog
 from ..errors import LedgerError, close_matches
-from ..evaluate import Evaluator, Result, time_model_text, to_plain
+from ..evaluate import Evaluator, Result, gpu_count_text, time_model_text, to_plain
 from ..ledger import Ledger
 from ..printers.latex import (
     for_model,
@@ -101,7 +101,8 @@ def derivation(ledger: Ledger, result: Result, q) -> Derivation:
 
 def scenario_text(result: Result) -> str:
     k, v = result.keys, result.inputs
-    return (f"{v['gpu_count']} x {catalog.row('gpus', k['gpu']).name}, weights {k['weight_dtype']}, "
+    return (f"{gpu_count_text(result)} x {catalog.row('gpus', k['gpu']).name}, "
+            f"weights {k['weight_dtype']}, "
             f"KV {k['kv_dtype']}, workload {k['workload']} ({v['prompt_tokens']} in / "
             f"{v['output_tokens']} out), context {to_plain(v['context_tokens'])}, "
             f"batch {v['batch_size']}, {to_plain(v['price_per_gpu_hour'])} USD per GPU-hour")

@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .. import catalog
-from ..evaluate import Result, time_model_text, to_plain
+from ..evaluate import Result, gpu_count_text, time_model_text, to_plain
 from ..ledger import load_formulas
 from ..units import human
 
@@ -22,7 +22,7 @@ def show_table(result: Result, console: Console) -> None:
     gpu = catalog.row("gpus", k["gpu"])
     console.print(f"[bold]{result.model_id}[/bold] ({result.model_name}) - variants: "
                   f"{', '.join(sorted(result.tags))}")
-    console.print(f"scenario: {inp['gpu_count']} x {gpu.name}, weights {k['weight_dtype']}, "
+    console.print(f"scenario: {gpu_count_text(result)} x {gpu.name}, weights {k['weight_dtype']}, "
                   f"KV {k['kv_dtype']}, workload {k['workload']} "
                   f"({inp['prompt_tokens']:,} in / {inp['output_tokens']:,} out)")
     console.print(f"time model: {time_model_text(k['time_model'], k['gpu'])}")

@@ -16,9 +16,10 @@ from .. import catalog
 from ..errors import LedgerError, close_matches
 from ..evaluate import Evaluator
 from ..files import atomic_save
+from .xlsx_compare import write_compare, write_compare_calc
 from .xlsx_models import Cell, write_model_sheet, write_models_table
 from .xlsx_tables import write_about, write_inputs, write_table
-from .xlsx_views import write_compare, write_summary, write_sweeps
+from .xlsx_views import names_for, write_summary, write_sweeps
 
 
 def select(spec: str, valid: dict, what: str) -> list[str]:
@@ -72,7 +73,6 @@ def build_workbook(model_spec: str, gpu_spec: str, sets: dict, progress: bool = 
         rows[t] = list(catalog.table(t).values())
     write_inputs(wb, ledger, results[0], {t: len(r) for t, r in rows.items()})
     write_summary(wb, ledger, results, cells)
-    write_compare(wb, ledger, results, gpu_ids, cells)
     by_id = {r.model_id: r for r in results}
     sweep_id = sweep_model or (SWEEP_DEFAULT if SWEEP_DEFAULT in by_id else results[0].model_id)
     if sweep_id not in by_id:
@@ -81,6 +81,8 @@ def build_workbook(model_spec: str, gpu_spec: str, sets: dict, progress: bool = 
     write_sweeps(wb, ledger, by_id[sweep_id], cells)
     for res in _progress(results, progress, "writing sheets"):
         write_model_sheet(wb, ledger, res, cells)
+    where = write_compare_calc(wb, ledger, results, gpu_ids, names_for, cells)
+    write_compare(wb, ledger, results, gpu_ids, where, cells)
     write_models_table(wb, ledger, results)
     for t, r in rows.items():
         write_table(wb, t, r)

@@ -1,8 +1,9 @@
-"""Cross-model sheets: Summary, Compare (model x GPU) and Sweeps (batch, context) with charts.
+"""Cross-model sheets: Summary and Sweeps (batch, context) with charts (Compare:
+xlsx_compare.py).
 
-Every cell is live: Summary reads the cost sheets' names; Compare and Sweeps print the
-ledger's expression with the varied input re-bound (another GPU's table row, a batch or a
-context cell) and everything else read through the cost sheet's names.
+Every cell is live: Summary reads the cost sheets' names; Sweeps print the ledger's
+expression with the varied input re-bound (a batch or a context cell) and everything else
+read through the cost sheet's names.
 """
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from functools import cache
 
 import sympy as sp
 from openpyxl.chart import Reference, ScatterChart, Series
-from openpyxl.utils import get_column_letter
 
 from ..evaluate import Result
 from ..ledger import Ledger, load_formulas
@@ -31,29 +31,12 @@ from .xlsx_layout import (
     widths,
 )
 from .xlsx_models import Cell
-from .xlsx_tables import lookup_formula
 
-SUMMARY = ["params_total", "params_active", "weight_bytes", "kv_bytes_per_token",
+SUMMARY = ["gpu_count", "params_total", "params_active", "weight_bytes", "kv_bytes_per_token",
            "gpus_for_weights", "max_concurrency", "ttft_s", "tpot_s",
            "offline_throughput_tokens_per_s", "offline_ceiling_tokens_per_s",
            "offline_usd_per_million_output_tokens", "offline_floor_usd_per_million_output_tokens",
            "usd_per_million_output_tokens"]
-# the offline estimate stays on the Summary and model sheets: inlined per GPU column its formula
-# is ~15,000 characters and LibreOffice gives Err:503 where a model does not fit (issue 14)
-COMPARE = ("usd_per_million_output_tokens", "max_concurrency")
-
-
-def gpu_lookups(ledger: Ledger) -> list[str]:
-    """Lookups whose value depends on the GPU: GPU table columns and GPU-qualified rows."""
-    return [i.name for i in ledger.inputs_of("lookup") if i.table == "gpus" or i.qualifier == "gpu"]
-
-
-def rebound_lookup(ledger: Ledger, name: str, gpu_cell: str) -> str:
-    """A GPU-dependent lookup read at the GPU id in `gpu_cell` (a Compare column header)."""
-    inp = ledger.inputs[name]
-    formula = lookup_formula(inp, gpu_cell) if inp.table == "gpus" \
-        else lookup_formula(inp, inp.key, gpu_cell)
-    return "(" + formula[1:] + ")"
 BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 CONTEXTS = [1024 * 2**i for i in range(8)]  # 1K .. 128K
 
@@ -65,7 +48,7 @@ def _template(tags: frozenset, quantity: str, on: frozenset) -> NameTemplate:
                                               set(on)))
 
 
-def _names_for(ledger: Ledger, res: Result) -> dict[str, str]:
+def names_for(ledger: Ledger, res: Result) -> dict[str, str]:
     """Symbol -> text: the model's names qualified by its sheet; workbook names as they are."""
     sheet = quote(res.model_id[:31])
     local = {q.name for q in res.quantities} | {i.name for i in ledger.inputs_of("model")}
@@ -83,7 +66,7 @@ def write_summary(wb, ledger: Ledger, results: list[Result], cells: list[Cell]) 
                    "fits beside the weights on gpu_count GPUs")
     for r, res in enumerate(results, start=4):
         text(ws, r, 1, res.model_id)
-        names = _names_for(ledger, res)
+        names = names_for(ledger, res)
         for c, q in enumerate(SUMMARY, start=2):
             form = ledger.any_form(q)
             put(ws, r, c, "=" + names[q], fill=FORMULA_FILL,
@@ -93,39 +76,10 @@ def write_summary(wb, ledger: Ledger, results: list[Result], cells: list[Cell]) 
     print_setup(ws)
 
 
-def write_compare(wb, ledger: Ledger, results: list[Result], gpus: list[str],
-                  cells: list[Cell]) -> None:
-    """Model x GPU matrices of cost and concurrency; each column re-binds the GPU lookups."""
-    ws = wb.create_sheet("Compare", 2)
-    text(ws, 1, 1, "Model x GPU under the other inputs of the Inputs sheet (live)",
-         font=TITLE_FONT)
-    row = 3
-    lookups = gpu_lookups(ledger)
-    for q in COMPARE:
-        text(ws, row, 1, q, font=TITLE_FONT)
-        header(ws, row + 1, ["model"] + gpus)
-        for r, res in enumerate(results, start=row + 2):
-            text(ws, r, 1, res.model_id)
-            template = _template(res.tags, q, frozenset(lookups))
-            names = _names_for(ledger, res)
-            form = ledger.any_form(q)
-            for c, gpu in enumerate(gpus, start=2):
-                key = f"${get_column_letter(c)}${row + 1}"  # the GPU id in the header
-                names.update({g: rebound_lookup(ledger, g, key) for g in lookups})
-                put(ws, r, c, template.fill(names), fill=FORMULA_FILL,
-                    number_format=excel_format(form.unit, form.integer))
-                cells.append(Cell(ws.title, ws.cell(row=r, column=c).coordinate, res.model_id, q,
-                                  (("gpu", gpu),)))
-        row += len(results) + 4
-    ws.freeze_panes = None
-    widths(ws, {1: 24, **{c: 16 for c in range(2, len(gpus) + 2)}})
-    print_setup(ws)
-
-
 def _sweep_block(ws, ledger, res, top, var, values, columns, cells, set_for):
     """A sweep table: column A holds `var` values (yellow), the rest re-bind it per row."""
     header(ws, top, [var] + [label for label, _ in columns])
-    names = _names_for(ledger, res)
+    names = names_for(ledger, res)
     templates = [_template(res.tags, q, frozenset(set_for)) for q, _ in columns]
     for i, v in enumerate(values):
         r = top + 1 + i
