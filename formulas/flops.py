@@ -79,6 +79,10 @@ flops_prefill = quantity("flops_prefill", flops_prefill_linear + flops_prefill_a
                          "FLOPs to prefill prompt_tokens", source=S43, topic=T)
 quantity("prefill_attention_share", flops_prefill_attention / flops_prefill, "fraction",
          "Share of prefill FLOPs spent in attention", source=S43 + "; exercise 2", topic=T)
+quantity("prefill_over_2n",
+         flops_prefill / flops_prefill_linear, "ratio",
+         "Prefill FLOPs over '2N' of the matmul weights (attention's growing share; the lecture's "
+         "3.5x at 128K)", source=S43 + " (128K prompt: 3.5 x '2N')", topic=T)
 quantity("flops_per_token_over_2n", flops_per_token / (2 * params_total), "ratio",
          "Decode FLOPs per token relative to 2 x total parameters", source=LECTURE + " §4.4",
          topic=T)

@@ -260,7 +260,7 @@ def load_model(ref: str) -> tuple[ModelEntry, dict]:
         return entry, model_fields(entry, f"models/{ref}.yaml")
     path = Path(ref)
     if not path.suffix:
-        raise LedgerError(f"unknown model {ref!r}{close_matches(ref, model_paths())}")
+        raise LedgerError(f"unknown model {ref!r}{close_matches(ref, model_paths(), 'models')}")
     if not path.is_file():
         raise LedgerError(f"{path}: no such file")
     if path.suffix == ".json":
@@ -287,7 +287,8 @@ def _load_hf_config(path: Path) -> tuple[ModelEntry, dict]:
 def row(table_name: str, key: str):
     rows = table(table_name)
     if key not in rows:
-        raise LedgerError(f"unknown {table_name[:-1]} {key!r}{close_matches(key, rows)}")
+        raise LedgerError(f"unknown {table_name[:-1]} {key!r}"
+                          f"{close_matches(key, rows, table_name)}")
     return rows[key]
 
 

@@ -9,10 +9,18 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
-from .errors import LedgerError
+from . import __version__
+from .errors import LedgerError, one_line
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode="markdown",
+try:  # typer >= 0.26 vendors click; its exceptions are not click's
+    from typer._click import exceptions as click_errors
+except ImportError:  # pragma: no cover
+    from click import exceptions as click_errors  # type: ignore[no-redef]
+
+app = typer.Typer(add_completion=True, no_args_is_help=True, rich_markup_mode="markdown",
+                  context_settings={"help_option_names": ["-h", "--help"]},
                   help="The arithmetic of transformer LLM inference: parameters, FLOPs, KV "
                        "cache, memory, latency floors and cost, declared once in sympy.")
 SET_HELP = "Override any input (model field by its config.json name, or a scenario input) or " \
@@ -20,9 +28,43 @@ SET_HELP = "Override any input (model field by its config.json name, or a scenar
 out = Console()
 
 
+def print_error(message: str) -> None:
+    """One line on stderr; the message is data (no markup, no control characters)."""
+    Console(stderr=True).print(Text("error: ", style="red") + Text(one_line(message)),
+                               highlight=False, soft_wrap=True)
+
+
 def fail(message: str) -> None:
-    Console(stderr=True).print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+    print_error(message)
     raise typer.Exit(2)
+
+
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"ledgerbuild {__version__}", highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")):
+    """The arithmetic of transformer LLM inference: parameters, FLOPs, KV cache, memory,
+    latency floors and cost, declared once in sympy."""
+
+
+def main() -> None:
+    """Entry point: usage errors as one line with exit 2, Ctrl-C exits at once with 130."""
+    try:
+        code = app(standalone_mode=False)
+    except click_errors.NoArgsIsHelpError:  # the help is printed already
+        sys.exit(2)
+    except click_errors.UsageError as e:
+        where = f"{e.ctx.command_path}: " if e.ctx else ""
+        print_error(where + e.format_message() + " (try -h)")
+        sys.exit(2)
+    except (typer.Abort, KeyboardInterrupt):
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 def _sets(set_: list[str] | None, **named) -> dict:
@@ -291,4 +333,4 @@ def validate(measurements: Path | None = typer.Argument(None, help=MEASURED_HELP
 from . import cli_sim  # noqa: E402,F401  (registers sample, bpe, stream, tokens)
 
 if __name__ == "__main__":  # python -m ledgerbuild.cli
-    app()
+    main()

@@ -121,7 +121,8 @@ class Evaluator:
         known = self.ledger.known_names()
         for name in self.sets:
             if name not in known:
-                raise LedgerError(f"--set {name}: unknown name{close_matches(name, known)}")
+                raise LedgerError(f"--set {name}: unknown name"
+                                  f"{close_matches(name, known, 'quantities')}")
 
     def keys(self) -> dict[str, str]:
         out = {}

@@ -184,3 +184,33 @@ def test_gpu_yaml_file_works_like_an_id(tmp_path):
     out = tmp_path / "g.xlsx"
     assert run("xlsx", "--models", "llama-3-8b", "--gpus", f"{path},l4", "-o", str(out)).exit_code == 0
     assert "my-gpu" in [c.value for c in openpyxl.load_workbook(out)["GPUs"]["A"]]
+
+
+def _main(*args):
+    """The installed entry point's code path (ledgerbuild.cli:main), as a user runs it."""
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-m", "ledgerbuild.cli", *args], capture_output=True,
+                          text=True, timeout=60)
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["show", "llama-3-8b", "--bogus"], "No such option: --bogus"),
+    (["show"], "Missing argument 'model'"),
+    (["frob"], "No such command 'frob'"),
+    (["show", "llama-3-8b", "--gpus", "abc"], "--gpus"),
+    (["show", "[/x]"], "unknown model '[/x]'"),  # rich markup in user text is data
+    (["show", "a\x1b[31mred"], "a\\x1b[31mred"),  # control characters shown escaped
+])
+def test_usage_and_input_errors_are_one_line_exit_2(args, needle):
+    result = _main(*args)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_version_and_short_help():
+    from ledgerbuild import __version__
+    assert _main("--version").stdout.strip() == f"ledgerbuild {__version__}"
+    assert "show [OPTIONS] {model}" in _main("show", "-h").stdout

@@ -38,6 +38,7 @@ CASES = [
     ("000-3.3-dsv3-total-671.0B", "deepseek-v3", {}, "params_total", 671.0, 1e9, ("round", 1)),
     ("000-3.3-dsv3-active-37.6B", "deepseek-v3", {}, "params_active", 37.6, 1e9, ("round", 1)),
     ("000-3.3-dsv3-fp8-671GB", "deepseek-v3", {"weight_dtype": "fp8"}, "weight_bytes", 671, 1e9, ("round", 0)),
+    ("000-4.3-llama3-8b-128k-prefill-3.5x-2n", "llama-3-8b", {"prompt_tokens": 131072}, "prefill_over_2n", 3.5, 1, ("round", 1)),
     ("000-4.3-llama3-8b-2048-attention-3.7pct", "llama-3-8b", {"prompt_tokens": 2048},
      "prefill_attention_share", 3.7, 1e-2, ("round", 1)),
     ("000-4.4-tied-1b-ratio-1.00", "llama-3.2-1b", {"context_tokens": 1}, "flops_per_token_over_2n", 1.00, 1, ("round", 2)),
