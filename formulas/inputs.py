@@ -132,9 +132,11 @@ count_embedding_read = scenario_input(
 
 # lookups into the catalog tables
 prompt_tokens = lookup_input("prompt_tokens", "tokens", "Prompt length L_p", key="workload",
-                             column="prompt_tokens", source=LECTURE + " §6.3", tex=r"L_p")
+                             column="prompt_tokens", source=LECTURE + " §6.3", tex=r"L_p", lo=1,
+                             integer=True)
 output_tokens = lookup_input("output_tokens", "tokens", "Generated tokens per request",
-                             key="workload", column="output_tokens", source=LECTURE + " §6.3")
+                             key="workload", column="output_tokens", source=LECTURE + " §6.3",
+                             integer=True)
 context_tokens = scenario_input(
     "context_tokens", "tokens", "Context a decode step attends to (default: the mean context)",
     default=prompt_tokens + output_tokens / 2, lo=1, source=LECTURE + " §6.3", tex="S")
@@ -185,12 +187,12 @@ interconnect_hop_latency_s = lookup_input("interconnect_hop_latency_s", "s",
 memory_utilization = lookup_input("memory_utilization", "fraction",
                                   "Share of GPU memory (or of the memory left after weights) "
                                   "the engine takes", key="serving_engine",
-                                  column="memory_fraction", source=VLLM + "; TensorRT-LLM docs")
+                                  column="memory_fraction", source=VLLM + "; TensorRT-LLM docs", hi=1)
 engine_fraction_of_free = lookup_input("engine_fraction_of_free", "0/1",
                                        "1: the fraction applies to memory left after weights "
                                        "(TensorRT-LLM); 0: to total memory (vLLM)",
                                        key="serving_engine", column="fraction_of_free",
-                                       source="engine table")
+                                       source="engine table", hi=1)
 engine_reserve_bytes = lookup_input("engine_reserve_bytes", "bytes",
                                     "Runtime memory outside weights and KV (CUDA context, "
                                     "activations, graphs)", key="serving_engine",
@@ -205,7 +207,7 @@ max_num_tokens = lookup_input("max_num_tokens", "tokens",
 sliding_window_kv = lookup_input("sliding_window_kv", "0/1",
                                  "1 if the engine caps sliding-window layers at their window",
                                  key="serving_engine", column="sliding_window_kv",
-                                 source="engine table")
+                                 source="engine table", hi=1)
 hbm_bandwidth_bytes_per_s = lookup_input("hbm_bandwidth_bytes_per_s", "B/s",
                                          "Peak HBM bandwidth", key="gpu",
                                          column="hbm_bandwidth_tb_per_s", scale=10**12,
@@ -221,7 +223,8 @@ fp8_flops_per_s = lookup_input("fp8_flops_per_s", "FLOP/s", "Dense FP8 tensor pe
                                source="GPU table")
 def _time_model_input(name, unit, description):
     return lookup_input(name, unit, description, key="time_model", column=name,
-                        qualifier="gpu", source="time-model table (row time_model@gpu if fitted)")
+                        qualifier="gpu", source="time-model table (row time_model@gpu if fitted)",
+                        hi=1 if unit in ("fraction", "0/1") else None)
 
 
 mfu = _time_model_input("mfu", "fraction", "Share of peak FLOP/s reached")

@@ -10,7 +10,7 @@ bytes per GPU / (bandwidth_efficiency x bandwidth) and link = tensor-parallel al
 the presets (roofline: 1, 1, 1, 0, 0) and the calibrated fits. A request crosses the
 pipeline stages one after another, so its latency pays every stage. An MoE decode step at
 batch B leaves E (1 - k/E)^B experts per layer unread under uniform routing (batch 1: reads
-exactly k).
+exactly k; 0 once B k / E > 700, below 1e-304).
 """
 from sympy import Max, Piecewise
 
@@ -79,7 +79,10 @@ def link_time(tokens, layers):
 
 def experts_untouched_bytes(batch):
     """Routed-expert bytes a decode step of `batch` tokens does not read (uniform routing)."""
-    untouched = n_routed_experts * (1 - num_experts_per_tok / n_routed_experts) ** batch
+    share = num_experts_per_tok / n_routed_experts
+    # (1 - share)^batch <= exp(-share x batch): beyond exp(-700) call it 0, so spreadsheets do
+    # not underflow (LibreOffice returns an error, not 0, for 0.75^3000)
+    untouched = Piecewise((0, batch * share > 700), (n_routed_experts * (1 - share) ** batch, True))
     return num_moe_layers * untouched * params_expert * expert_dtype_bytes
 
 

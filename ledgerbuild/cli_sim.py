@@ -152,6 +152,11 @@ def bpe_encode(text: str = typer.Argument(..., help="Text to encode"),
 
 
 def _tables(demos: dict, names: list[str], json_: bool) -> None:
+    """Several demos: tables, or exactly one JSON document {demo: rows}."""
+    if json_:
+        import json
+        sys.stdout.write(json.dumps({name: demos[name]() for name in names}, indent=2) + "\n")
+        return
     for name in names:
         _print_rows(name, demos[name](), json_)
 

@@ -141,11 +141,12 @@ def key_input(name, description, *, table, default, source) -> None:
 
 
 def lookup_input(name, unit, description, *, key, column, scale=1, source,
-                 tex=None, qualifier=None) -> sp.Symbol:
+                 tex=None, qualifier=None, lo=0, hi=None, integer=False) -> sp.Symbol:
+    """A catalog column; lo/hi/integer bound a value typed over it (--set, the workbook)."""
     table = LEDGER.inputs[key].table
-    return LEDGER.add_input(Input(name, "lookup", unit, description, source, table=table,
-                                  key=key, column=column, scale=scale, tex=tex,
-                                  qualifier=qualifier))
+    return LEDGER.add_input(Input(name, "lookup", unit, description, source, lo=lo, hi=hi,
+                                  integer=integer, table=table, key=key, column=column,
+                                  scale=scale, tex=tex, qualifier=qualifier))
 
 
 def variant(tag: str, test: Callable[[dict], bool]) -> None:
