@@ -141,7 +141,7 @@ class TrainingRecipeEntry(_Strict):
     source: str
 
 
-TABLES = {"gpus": GpuEntry, "dtypes": DtypeEntry, "workloads": WorkloadEntry,
+TABLES: dict[str, type[_Strict]] = {"gpus": GpuEntry, "dtypes": DtypeEntry, "workloads": WorkloadEntry,
           "time_models": TimeModelEntry, "engines": EngineEntry,
           "training_recipes": TrainingRecipeEntry}
 # extra files whose rows join a table (the calibrated time model, written by `calibrate`)

@@ -125,11 +125,13 @@ class Evaluator:
                                   f"{close_matches(name, known, 'quantities')}")
 
     def keys(self) -> dict[str, str]:
-        out = {}
+        out: dict[str, str] = {}
         for inp in self.ledger.inputs_of("key"):
-            choice = self.sets.get(inp.name, inp.default)
-            if isinstance(choice, sp.Symbol):  # a key that follows another (weight_dtype)
-                choice = out[choice.name]
+            default = inp.default
+            if isinstance(default, sp.Symbol):  # a key that follows another (weight_dtype)
+                default = out[default.name]
+            choice = str(self.sets.get(inp.name, default))
+            assert inp.table is not None
             if inp.table == "gpus":
                 choice = catalog.load_gpu(choice)
             elif inp.table == "time_models":
@@ -155,6 +157,7 @@ class Evaluator:
                 values[inp.name] = exact(inp.default)
         subs = {sp.Symbol(k): v for k, v in values.items()}
         for inp in deferred:
+            assert isinstance(inp.default, sp.Basic)
             values[inp.name] = inp.default.xreplace(subs)
         return values
 
@@ -214,6 +217,7 @@ def _exact_form(q: Quantity):
 
 def lookup(inp: Input, keys: dict) -> sp.Expr:
     """A lookup input's value at the row its key (and qualifier) name in `keys`."""
+    assert inp.table and inp.key and inp.column, inp.name
     qualifier = keys.get(inp.qualifier) if inp.qualifier else None
     row = catalog.row(inp.table, catalog.row_id(inp.table, keys[inp.key], qualifier))
     return exact(getattr(row, inp.column)) * exact(inp.scale)

@@ -13,10 +13,11 @@ import operator
 from collections.abc import Callable
 from fractions import Fraction
 from functools import reduce
+from typing import Any
 
 import sympy as sp
 
-Fn = Callable[[dict], object]
+Fn = Callable[[dict], Any]
 _RELATIONS = {sp.Eq: operator.eq, sp.Ne: operator.ne, sp.StrictLessThan: operator.lt,
               sp.LessThan: operator.le, sp.StrictGreaterThan: operator.gt,
               sp.GreaterThan: operator.ge}
@@ -34,14 +35,14 @@ def compile_exact(expr) -> Fn:
         name = expr.name
         return lambda v: v[name]
     if expr.is_Integer:
-        const = int(expr)
-        return lambda v: const
+        whole = int(expr)
+        return lambda v: whole
     if expr.is_Rational:
-        const = Fraction(int(expr.p), int(expr.q))
-        return lambda v: const
+        ratio = Fraction(int(expr.p), int(expr.q))
+        return lambda v: ratio
     if expr in (sp.true, sp.false):
-        const = bool(expr)
-        return lambda v: const
+        truth = bool(expr)
+        return lambda v: truth
     if isinstance(expr, sp.Piecewise):  # branches evaluated lazily, first true condition wins
         pairs = [(compile_exact(e), compile_exact(c)) for e, c in expr.args]
         return lambda v: next(e(v) for e, c in pairs if c(v))

@@ -67,7 +67,8 @@ MLA_REQUIRED = ["kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_
 
 
 def family_of(config: dict) -> tuple[str, Family]:
-    mt = _ALIASES.get(config.get("model_type"), config.get("model_type"))
+    raw = config.get("model_type")
+    mt = _ALIASES.get(raw, raw) if isinstance(raw, str) else raw
     if mt not in FAMILIES:
         for cls in config.get("architectures") or []:
             mt = _BY_CLASS.get(cls, mt)

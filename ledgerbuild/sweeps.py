@@ -7,6 +7,8 @@ Shortcut: each quantity form is lambdified once per process and evaluated in led
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import sympy as sp
 from sympy.functions.elementary.piecewise import ExprCondPair
@@ -50,7 +52,7 @@ def sweep_function(quantity: str, tags: frozenset):
     return inputs, run
 
 
-def sweep(quantity: str, models: list[str], gpus: list[str], grid: dict[str, list],
+def sweep(quantity: str, models: list[str], gpus: list[str], grid: dict[str, Any],
           sets: dict | None = None) -> dict[str, np.ndarray]:
     """`quantity` over the product models x GPUs x grid (input name -> values), vectorised.
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install everything the tests need (system and Python packages), then run the whole suite.
-# Usage: bash scripts/test.sh [pytest args...]
+# Usage: bash scripts/test.sh [pytest args...]   (ruff, mypy, the fast tier, then the referees)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,11 +23,17 @@ PY="${PYTHON:-python3}"
 # GPT-2's gpt2.tiktoken ships inside openai-whisper; its own dependencies (torch, numba) are not needed
 "$PY" -m pip install -q --disable-pip-version-check --no-deps openai-whisper==20250625
 
-set +e
-"$PY" -m pytest -p no:cacheprovider -p no:benchmark "$@"
-rc=$?
-set -e
-if [ "$rc" -eq 5 ]; then
-  echo "pytest collected no tests (exit 5)"; exit 0
-fi
-exit "$rc"
+# lint and types first, then the fast tier (no torch, TeX or LibreOffice; under a minute),
+# then the referees; together they are the whole suite
+"$PY" -m ruff check .
+"$PY" -m mypy
+run_tier() {  # pytest's exit 5 (nothing collected for this tier) is not a failure
+  set +e
+  "$PY" -m pytest -p no:cacheprovider -p no:benchmark -m "$1" "${@:2}"
+  local rc=$?
+  set -e
+  if [ "$rc" -eq 5 ]; then echo "pytest: no tests in tier '$1' (exit 5)"; return 0; fi
+  return "$rc"
+}
+run_tier "not oracle and not libreoffice and not tex" "$@"
+run_tier "oracle or libreoffice or tex" "$@"

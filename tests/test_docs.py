@@ -49,6 +49,7 @@ def _compile(tex_path):
     return run.returncode, run.stdout.decode("utf-8", errors="replace")
 
 
+@pytest.mark.tex
 def test_every_tex_compiles(docs_dir):
     _need_pdflatex()
     documents = [p for p in docs_dir.glob("*.tex") if not p.name.endswith("-body.tex")]
@@ -93,6 +94,7 @@ def test_derive_snippets_have_stable_anchor_and_label():
     assert r"\label{q:llama-3-8b:kv_bytes_per_token}" in tex
 
 
+@pytest.mark.tex
 def test_catalog_strings_cannot_inject_latex(tmp_path):
     _need_pdflatex()
     with open("models/llama-3.2-1b.yaml") as f:

@@ -89,6 +89,7 @@ def gpt2():
     return load("gpt2"), hf
 
 
+@pytest.mark.oracle
 @pytest.mark.parametrize("text", [STREAM_TEXT, HALF_CHARS + " and some English 🚀🚀 表情 ✨",
                                   "ä¸­æ–‡ mixed 中文 with emoji 👩‍💻 at the end 🚀"])
 def test_incremental_equals_decode_stream_on_gpt2(gpt2, text):

@@ -19,9 +19,9 @@ class NameTemplate:
         self._parts = print_fn(expr, placeholders).split(_MARK)  # odd positions: symbol names
 
     def fill(self, name_of: Callable[[str], str] | dict) -> str:
-        get = name_of.get if isinstance(name_of, dict) else None
-        return "".join((get(p, p) if get else name_of(p)) if i % 2 else p
-                       for i, p in enumerate(self._parts))
+        names: dict = name_of if isinstance(name_of, dict) else {}
+        lookup = (lambda p: str(names.get(p, p))) if isinstance(name_of, dict) else name_of
+        return "".join(lookup(p) if i % 2 else p for i, p in enumerate(self._parts))
 
 
 @cache

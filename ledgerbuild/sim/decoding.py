@@ -23,7 +23,7 @@ def beam_search(model: TinyDecoder, prompt, width: int, steps: int):
     if width < 1 or steps < 1:
         raise ValueError("width and steps must be >= 1")
     logits, cache = model.forward(list(prompt))
-    beams = [([], 0.0, cache, logits[-1])]
+    beams: list[tuple] = [([], 0.0, cache, logits[-1])]
     copies = []
     for _ in range(steps):
         candidates = []
@@ -59,11 +59,11 @@ def sample_batch(model: TinyDecoder, prompts: list, seeds: list, steps: int, per
     rngs = [np.random.default_rng(s) for s in seeds] if per_request else None
     shared = np.random.default_rng(shared_seed)
     states = [model.forward(list(p)) for p in prompts]
-    out = [[] for _ in prompts]
+    out: list[list[int]] = [[] for _ in prompts]
     for _ in range(steps):
         for i, (logits, cache) in enumerate(states):
             p = np.exp(log_softmax(logits[-1].astype(np.float64)))
-            rng = rngs[i] if per_request else shared
+            rng = rngs[i] if rngs is not None else shared
             token = int(rng.choice(len(p), p=p))
             out[i].append(token)
             states[i] = model.forward([token], cache)

@@ -3,6 +3,7 @@ these. Parameters the lecture does not state are stated here (min-p: T = 1.5, mi
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 import numpy as np
 
@@ -16,7 +17,7 @@ from .sampling import (
 )
 from .tiny_decoder import TinyDecoder
 
-TRUNCATIONS = [
+TRUNCATIONS: list[tuple[str, dict[str, Any]]] = [
     ("none", {}), ("top-k 50", {"top_k": 50}), ("top-p 0.9", {"top_p": 0.9}),
     ("min-p 0.05", {"min_p": 0.05}), ("T 1.5, top-p 0.9", {"temperature": 1.5, "top_p": 0.9}),
     ("T 1.5, min-p 0.05", {"temperature": 1.5, "min_p": 0.05}),

@@ -26,7 +26,8 @@ def _need(module: str, package: str) -> None:
 def gpt2_tiktoken_path() -> str:
     _need("tiktoken", "tiktoken")
     spec = importlib.util.find_spec("whisper")
-    path = spec and os.path.join(os.path.dirname(spec.origin), "assets", "gpt2.tiktoken")
+    origin = spec.origin if spec else None
+    path = origin and os.path.join(os.path.dirname(origin), "assets", "gpt2.tiktoken")
     if not path or not os.path.exists(path):
         raise LookupError("gpt2 needs the gpt2.tiktoken file of openai-whisper: "
                           "pip install --no-deps openai-whisper")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import jinja2
 import sympy as sp
+from jinja2.sandbox import SandboxedEnvironment
 
 from .. import catalog
 from ..errors import LedgerError, close_matches
@@ -56,12 +57,16 @@ def environment(fmt: str, folder: Path | None) -> jinja2.Environment:
         if not (root / name).is_file():
             raise LedgerError(f"{root / name}: template missing (a templates folder needs "
                               f"{', '.join(TEMPLATES[fmt])})")
-    delimiters = {} if fmt == "md" else dict(
-        block_start_string="<%", block_end_string="%>", variable_start_string="<<",
-        variable_end_string=">>", comment_start_string="<#", comment_end_string="#>")
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(root)), autoescape=False,
-                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-                             **delimiters)
+    loader = jinja2.FileSystemLoader(str(root))
+    if fmt == "tex":  # LaTeX braces and percent signs clash with jinja's defaults
+        env = SandboxedEnvironment(loader=loader, autoescape=False,
+                                   undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                                   block_start_string="<%", block_end_string="%>",
+                                   variable_start_string="<<", variable_end_string=">>",
+                                   comment_start_string="<#", comment_end_string="#>")
+    else:  # user templates run sandboxed: no attribute access to os, files or subprocesses
+        env = SandboxedEnvironment(loader=loader, autoescape=False,
+                                   undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     env.filters["esc"] = md_escape if fmt == "md" else tex_escape
     env.filters["label"] = label
     return env

@@ -11,6 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -23,7 +24,7 @@ BATCHES = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256, 512])
 
 def figure_data(result: Result, sets: dict) -> dict:
     one = ([result.model_id], [result.keys["gpu"]])
-    data = {n: float(to_plain(result.value(n))) for n in
+    data: dict[str, Any] = {n: float(to_plain(result.value(n))) for n in
             ("peak_flops_per_s", "hbm_bandwidth_bytes_per_s", "gpu_count", "prefill_intensity",
              "decode_intensity", "ridge_point_flops_per_byte")}
     data["kv"] = sweep("kv_bytes_at_context", *one, {"context_tokens": CONTEXTS}, sets)[
@@ -124,8 +125,8 @@ class FigureJobs:
         workers = min(len(jobs), os.cpu_count() or 1)
         chunks = [jobs[i::workers] for i in range(workers)]
         self._pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
-        self._pending = (self._pool.map_async(draw_many, chunks) if self._pool
-                         else [draw_many(c) for c in chunks])
+        self._pending: Any = (self._pool.map_async(draw_many, chunks) if self._pool
+                              else [draw_many(c) for c in chunks])
 
     def wait(self) -> int:
         if self._pool is not None:

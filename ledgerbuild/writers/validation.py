@@ -71,6 +71,7 @@ def write_plot(path: Path, prepared: Prepared, predicted: np.ndarray, title: str
     ax.legend(fontsize=8, loc="upper left")
     fig.tight_layout()
     for suffix in (".png", ".svg"):
-        write_output(path.with_suffix(suffix),
-                     lambda tmp, s=suffix: fig.savefig(tmp, format=s[1:]))
+        def save(tmp, fmt: str = suffix[1:]) -> None:
+            fig.savefig(tmp, format=fmt)
+        write_output(path.with_suffix(suffix), save)
     plt.close(fig)

@@ -65,7 +65,8 @@ def _step_formula(ledger: Ledger, res: Result, name: str, col: str, rows: dict[s
     if name in ledger.inputs:
         inp = ledger.inputs[name]
         gpu = f"{col}${GPU_ROW}"
-        return lookup_formula(inp, gpu) if inp.table == "gpus" else lookup_formula(inp, inp.key, gpu)
+        return lookup_formula(inp, gpu) if inp.table == "gpus" \
+            else lookup_formula(inp, str(inp.key), gpu)
     if name in res.overridden:  # a what-if value set with --set stays that value everywhere
         return to_plain(res.values[name])
     q = next(q for q in res.quantities if q.name == name)

@@ -6,6 +6,7 @@ writes a string cell, so a name starting with =, +, - or @ never becomes a formu
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from copy import copy
 
 from openpyxl.styles import Alignment, Font, PatternFill
@@ -97,7 +98,7 @@ def header(ws, row: int, titles: list[str]) -> None:
     ws.freeze_panes = ws.cell(row=row + 1, column=2)
 
 
-def fit_row(ws, row: int, texts: dict[int, str], col_widths: dict[int, float]) -> None:
+def fit_row(ws, row: int, texts: Mapping[int, str], col_widths: Mapping[int, float]) -> None:
     """Row height for wrapped texts: LibreOffice does not grow rows that openpyxl wrote."""
     lines = 1
     for col, value in texts.items():
@@ -106,7 +107,7 @@ def fit_row(ws, row: int, texts: dict[int, str], col_widths: dict[int, float]) -
         ws.row_dimensions[row].height = 13 * lines + 2
 
 
-def widths(ws, cols: dict[int, float]) -> None:
+def widths(ws, cols: Mapping[int, float]) -> None:
     for col, w in cols.items():
         ws.column_dimensions[get_column_letter(col)].width = w
 

@@ -107,15 +107,15 @@ def write_inputs(wb, ledger: Ledger, result, n_rows: dict) -> None:
                 and result.keys[inp.name] == result.keys[inp.default.name]
             cell = put(ws, row, 2, f"={inp.default}", fill=INPUT_FILL) if follows \
                 else text(ws, row, 2, result.keys[inp.name], fill=INPUT_FILL)
-            dv = DataValidation(type="list", allow_blank=False,
+            assert inp.table is not None
+            dv = DataValidation(type="list", allow_blank=False, showErrorMessage=True,
                                 formula1=f"{quote(TABLE_SHEETS[inp.table])}!$A$2:$A$"
                                          f"{n_rows[inp.table] + 1}")
             dv.error, dv.errorTitle = f"Pick a {inp.table[:-1]} from the list", "Unknown id"
             ws.add_data_validation(dv)
             dv.add(cell)
         elif inp.kind == "lookup":
-            key = inp.key
-            put(ws, row, 2, lookup_formula(inp, key), fill=LOOKUP_FILL,
+            put(ws, row, 2, lookup_formula(inp, str(inp.key)), fill=LOOKUP_FILL,
                 number_format=excel_format(inp.unit))
         elif isinstance(inp.default, sp.Basic):
             put(ws, row, 2, excel_formula(inp.default), fill=LOOKUP_FILL,
