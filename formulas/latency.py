@@ -10,7 +10,7 @@ bytes per GPU / (bandwidth_efficiency x bandwidth) and link = tensor-parallel al
 the presets (roofline: 1, 1, 1, 0, 0) and the calibrated fits. A request crosses the
 pipeline stages one after another, so its latency pays every stage. An MoE decode step at
 batch B leaves E (1 - k/E)^B experts per layer unread under uniform routing (batch 1: reads
-exactly k; 0 once B k / E > 700, below 1e-304).
+exactly k; 0 once B k / E > 700 (1 - k / E), where it is below e^-700).
 """
 from sympy import Max, Piecewise
 
@@ -80,9 +80,10 @@ def link_time(tokens, layers):
 def experts_untouched_bytes(batch):
     """Routed-expert bytes a decode step of `batch` tokens does not read (uniform routing)."""
     share = num_experts_per_tok / n_routed_experts
-    # (1 - share)^batch <= exp(-share x batch): beyond exp(-700) call it 0, so spreadsheets do
-    # not underflow (LibreOffice returns an error, not 0, for 0.75^3000)
-    untouched = Piecewise((0, batch * share > 700), (n_routed_experts * (1 - share) ** batch, True))
+    # exp(-b s / (1 - s)) <= (1 - s)^b: while b s <= 700 (1 - s) the power stays above e^-700
+    # (no underflow: LibreOffice gives an error, not 0, for 0.75^3000); past it, call it 0
+    untouched = Piecewise((0, batch * share > 700 * (1 - share)),
+                          (n_routed_experts * (1 - share) ** batch, True))
     return num_moe_layers * untouched * params_expert * expert_dtype_bytes
 
 
