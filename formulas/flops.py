@@ -51,14 +51,16 @@ def triangle(n):
     return n * (n + 1) / 2
 
 
-def visible_tokens_prefill(n):
-    """Visible tokens summed over positions 1..n and over layers (causal mask)."""
+def visible_sliding_prefill(n):
+    """Visible tokens of one sliding layer summed over positions 1..n."""
     m = Min(n, W)
-    sliding = K * (triangle(m) + (n - m) * W) + (1 - K) * triangle(n)
+    return K * (triangle(m) + (n - m) * W) + (1 - K) * triangle(n)
+
+
+def visible_chunked_prefill(n):
+    """Visible tokens of one chunked layer summed over positions 1..n."""
     whole_chunks = floor(n / Max(C, 1))  # Max: C is 0 on models without chunked layers
-    chunked = whole_chunks * triangle(C) + triangle(n - C * whole_chunks)
-    return num_full_layers * triangle(n) + num_sliding_layers * sliding \
-        + num_chunked_layers * chunked
+    return whole_chunks * triangle(C) + triangle(n - C * whole_chunks)
 
 
 flops_attention_decode = quantity("flops_attention_decode",
@@ -72,8 +74,19 @@ flops_prefill_linear = quantity(
     2 * (params_matmul - params_lm_head_matmul) * prompt_tokens + 2 * params_lm_head_matmul,
     F, "Prefill matmul FLOPs, logits for the last position only", source=S43, topic=T,
     integer=True)
+sliding_visible = quantity("prefill_visible_tokens_sliding_layer",
+                           visible_sliding_prefill(prompt_tokens), "tokens",
+                           "Visible tokens of one sliding-window layer over the prompt's "
+                           "positions", source=S43, topic=T)
+chunked_visible = quantity("prefill_visible_tokens_chunked_layer",
+                           visible_chunked_prefill(prompt_tokens), "tokens",
+                           "Visible tokens of one chunked-attention layer over the prompt's "
+                           "positions", source=S43, topic=T)
 flops_prefill_attention = quantity(
-    "flops_prefill_attention", attn_flops_per_visible_token * visible_tokens_prefill(prompt_tokens),
+    "flops_prefill_attention",
+    attn_flops_per_visible_token * (num_full_layers * triangle(prompt_tokens)
+                                    + num_sliding_layers * sliding_visible
+                                    + num_chunked_layers * chunked_visible),
     F, "Prefill attention FLOPs (causal; grows with L_p^2)", source=S43, topic=T)
 flops_prefill = quantity("flops_prefill", flops_prefill_linear + flops_prefill_attention, F,
                          "FLOPs to prefill prompt_tokens", source=S43, topic=T)

@@ -84,11 +84,14 @@ memory_floor = quantity("offline_memory_floor_s", step_bytes / hbm_bandwidth_byt
 link = quantity("offline_link_s",
                 link_time(step_tokens, num_hidden_layers / pipeline_parallel), "s",
                 "Stage step all-reduces and hand-off under the time model", source=NCCL, topic=T)
-step = quantity("offline_step_s",
-                step_time(compute_floor / mfu,
-                          (memory_floor + (weight_dequant_factor - 1) * weights_read
-                           / hbm_bandwidth_bytes_per_s) / bandwidth_efficiency, link,
-                          micro_batch),
+compute = quantity("offline_compute_s", compute_floor / mfu, "s",
+                   "Stage step compute under the time model (at mfu)", source=SRC, topic=T)
+memory = quantity("offline_memory_s",
+                  (memory_floor + (weight_dequant_factor - 1) * weights_read
+                   / hbm_bandwidth_bytes_per_s) / bandwidth_efficiency, "s",
+                  "Stage step HBM time under the time model (dequantisation included)",
+                  source=SRC, topic=T)
+step = quantity("offline_step_s", step_time(compute, memory, link, micro_batch),
                 "s", "Stage step time under the time model in force", source=SRC, topic=T)
 fits = offline_concurrency > 0
 throughput = quantity("offline_throughput_tokens_per_s",

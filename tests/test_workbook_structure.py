@@ -60,3 +60,17 @@ def test_exact_evaluator_equals_sympy_arithmetic(model_id):
         want = q.expr.xreplace(subs)
         assert want == result.values[q.name], q.name
         subs[q.symbol] = want
+
+
+def test_no_formula_over_500_characters(workbook):
+    """Issue 14 (FAST Standard / ICAEW codes: short formulas); the workings sheets hold the
+    steps that would otherwise be inlined."""
+    longest = max((len(c.value), ws.title, c.coordinate) for ws in workbook.worksheets
+                  for row in ws.iter_rows() for c in row
+                  if isinstance(c.value, str) and c.value.startswith("="))
+    assert longest[0] <= 500, longest
+
+
+def test_dropdowns_refuse_unknown_ids(workbook):
+    validations = workbook["Inputs"].data_validations.dataValidation
+    assert validations and all(dv.showErrorMessage for dv in validations)

@@ -16,10 +16,10 @@ from .. import catalog
 from ..errors import LedgerError, close_matches
 from ..evaluate import Evaluator
 from ..files import atomic_save
-from .xlsx_compare import write_compare, write_compare_calc
+from .xlsx_compare import write_compare, write_compare_calc, write_sweeps
 from .xlsx_models import Cell, write_model_sheet, write_models_table
 from .xlsx_tables import write_about, write_inputs, write_table
-from .xlsx_views import names_for, write_summary, write_sweeps
+from .xlsx_views import names_for, write_summary
 
 
 def select(spec: str, valid: dict, what: str) -> list[str]:
@@ -78,7 +78,7 @@ def build_workbook(model_spec: str, gpu_spec: str, sets: dict, progress: bool = 
     if sweep_id not in by_id:
         raise LedgerError(f"--sweep-model {sweep_id!r} is not among the selected models; "
                           f"valid: {', '.join(by_id)}")
-    write_sweeps(wb, ledger, by_id[sweep_id], cells)
+    write_sweeps(wb, ledger, by_id[sweep_id], names_for(ledger, by_id[sweep_id]), cells)
     for res in _progress(results, progress, "writing sheets"):
         write_model_sheet(wb, ledger, res, cells)
     where = write_compare_calc(wb, ledger, results, gpu_ids, names_for, cells)

@@ -1,111 +1,51 @@
-"""Compare (model x GPU) with its workings on a helper sheet, one calculation per row.
-
-CompareCalc holds, for each model, one row per GPU-dependent step of the compared quantities
-(the GPU table lookups first, then each quantity in ledger order) and one column per GPU: a
-row's formula is the ledger's expression of that quantity, reading the rows above in its
-column, the GPU id in its column header and, for everything that does not depend on the GPU,
-the model's cost sheet. Compare shows the results, one reference each. Short formulas that
-a reviewer can follow (FAST / ICAEW modelling codes: one calculation per row).
-"""
+"""Compare (model x GPU) and Sweeps (batch, context), each with its workings on a helper sheet
+(CompareCalc, SweepsCalc: one calculation per row, see xlsx_calc.py); the visible cells are one
+reference each."""
 from __future__ import annotations
 
-import sympy as sp
+from openpyxl.chart import Reference, ScatterChart, Series
 from openpyxl.utils import get_column_letter
 
-from ..evaluate import Result, to_plain
+from ..evaluate import Result
 from ..ledger import Ledger
-from ..printers.excel import formula_template
 from ..units import excel_format
-from .xlsx_layout import FORMULA_FILL, LOOKUP_FILL, TITLE_FONT, header, print_setup, put, text, widths
+from .xlsx_calc import FIRST_COL, Variation, write_block
+from .xlsx_layout import FORMULA_FILL, INPUT_FILL, TITLE_FONT, header, print_setup, put, text, widths
 from .xlsx_models import Cell
-from .xlsx_tables import lookup_formula
 
 COMPARE = ["gpu_count", "max_concurrency", "offline_throughput_tokens_per_s",
            "offline_usd_per_million_output_tokens", "usd_per_million_output_tokens"]
-CALC = "CompareCalc"
 GPU_ROW = 3  # the GPU ids heading the CompareCalc columns
-FIRST_COL = 4
+BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+CONTEXTS = [1024 * 2**i for i in range(8)]  # 1K .. 128K
+CALC_WIDTHS = {1: 24, 2: 36, 3: 12}
 
 
-def gpu_lookups(ledger: Ledger) -> list[str]:
-    """Lookups whose value depends on the GPU: GPU table columns and GPU-qualified rows."""
-    return [i.name for i in ledger.inputs_of("lookup") if i.table == "gpus" or i.qualifier == "gpu"]
-
-
-def gpu_steps(ledger: Ledger, res: Result, targets: list[str]) -> list[str]:
-    """The GPU lookups and GPU-dependent quantities `targets` need, lookups first, then the
-    quantities in ledger (dependency) order."""
-    forms = {q.name: q.expr for q in res.quantities}
-    lookups = set(gpu_lookups(ledger))
-    depends: dict[str, bool] = {}
-
-    def dep(name: str) -> bool:
-        if name not in depends:
-            depends[name] = name in lookups or (name in forms and any(
-                dep(s.name) for s in forms[name].free_symbols))
-        return depends[name]
-
-    needed: set[str] = set()
-
-    def close(name: str) -> None:
-        if name in needed or not dep(name):
-            return
-        needed.add(name)
-        for s in forms[name].free_symbols if name in forms else ():
-            close(s.name)
-
-    for t in targets:
-        close(t)
-    return [n for n in gpu_lookups(ledger) if n in needed] + \
-        [q.name for q in res.quantities if q.name in needed]
-
-
-def _step_formula(ledger: Ledger, res: Result, name: str, col: str, rows: dict[str, int],
-                  names: dict[str, str]) -> str | float | int:
-    if name in ledger.inputs:
-        inp = ledger.inputs[name]
-        gpu = f"{col}${GPU_ROW}"
-        return lookup_formula(inp, gpu) if inp.table == "gpus" \
-            else lookup_formula(inp, str(inp.key), gpu)
-    if name in res.overridden:  # a what-if value set with --set stays that value everywhere
-        return to_plain(res.values[name])
-    q = next(q for q in res.quantities if q.name == name)
-    local = {n: f"{col}{r}" for n, r in rows.items()}
-    return formula_template(sp.sympify(q.expr)).fill({**names, **local})
+def _calc_sheet(wb, title: str, note: str):
+    ws = wb.create_sheet(title)
+    text(ws, 1, 1, title + ": one calculation per row, one variant per column (live)",
+         font=TITLE_FONT)
+    text(ws, 2, 1, note)
+    return ws
 
 
 def write_compare_calc(wb, ledger: Ledger, results: list[Result], gpus: list[str],
                        names_for, cells: list[Cell]) -> dict[tuple[str, str], int]:
-    """The helper sheet; returns (model, quantity) -> its row."""
-    ws = wb.create_sheet(CALC)
-    text(ws, 1, 1, "Workings of Compare: one calculation per row, one GPU per column (live)",
-         font=TITLE_FONT)
-    text(ws, 2, 1, "Green rows read the GPU table at the column's GPU; blue rows are the "
-                   "ledger's formulas; everything GPU-independent is read from the model's sheet.")
-    header(ws, GPU_ROW, ["model", "quantity", "unit"] + gpus)
+    """CompareCalc; returns (model, quantity) -> its row."""
+    ws = _calc_sheet(wb, "CompareCalc", "Green rows read the GPU table at the column's GPU; "
+                                        "blue rows are the ledger's formulas; everything "
+                                        "GPU-independent is read from the model's sheet.")
+    header(ws, GPU_ROW, ["model", "step", "unit"] + gpus)
+    variation = Variation({"gpu": lambda col: f"{col}${GPU_ROW}"}, [{"gpu": g} for g in gpus])
     where: dict[tuple[str, str], int] = {}
     row = GPU_ROW + 1
     for res in results:
-        names = names_for(ledger, res)
-        rows: dict[str, int] = {}
-        for name in gpu_steps(ledger, res, COMPARE):
-            is_lookup = name in ledger.inputs
-            item = ledger.inputs[name] if is_lookup else ledger.any_form(name)
-            text(ws, row, 1, res.model_id)
-            text(ws, row, 2, name)
-            text(ws, row, 3, item.unit)
-            for c, gpu in enumerate(gpus, start=FIRST_COL):
-                col = get_column_letter(c)
-                put(ws, row, c, _step_formula(ledger, res, name, col, rows, names),
-                    fill=LOOKUP_FILL if is_lookup else FORMULA_FILL,
-                    number_format=excel_format(item.unit, getattr(item, "integer", False)))
-                if not is_lookup:
-                    cells.append(Cell(ws.title, f"{col}{row}", res.model_id, name,
-                                      (("gpu", gpu),)))
-            rows[name] = where[res.model_id, name] = row
-            row += 1
+        rows = write_block(ws, row, ledger, res, COMPARE, variation, names_for(ledger, res),
+                           cells)
+        where.update({(res.model_id, n): r for n, r in rows.items()})
+        row += len(rows)
     ws.freeze_panes = ws.cell(row=GPU_ROW + 1, column=FIRST_COL)
-    widths(ws, {1: 24, 2: 36, 3: 12, **{c: 14 for c in range(FIRST_COL, FIRST_COL + len(gpus))}})
+    widths(ws, {**CALC_WIDTHS, **{c: 14 for c in range(FIRST_COL, FIRST_COL + len(gpus))}})
     print_setup(ws)
     return where
 
@@ -125,10 +65,80 @@ def write_compare(wb, ledger: Ledger, results: list[Result], gpus: list[str],
             text(ws, r, 1, res.model_id)
             for c, gpu in enumerate(gpus, start=2):
                 col = get_column_letter(c + FIRST_COL - 2)
-                put(ws, r, c, f"={CALC}!{col}{where[res.model_id, q]}", fill=FORMULA_FILL,
+                put(ws, r, c, f"=CompareCalc!{col}{where[res.model_id, q]}", fill=FORMULA_FILL,
                     number_format=excel_format(form.unit, form.integer))
                 cells.append(Cell(ws.title, ws.cell(row=r, column=c).coordinate, res.model_id, q,
                                   (("gpu", gpu),)))
         row += len(results) + 4
     widths(ws, {1: 24, **{c: 16 for c in range(2, len(gpus) + 2)}})
     print_setup(ws)
+
+
+SWEEPS = [  # (varied name, values, fixed names, columns, note)
+    ("max_concurrency", BATCHES, {}, ["throughput_tokens_per_s",
+                                      "tokens_per_s_per_user_full_batch",
+                                      "usd_per_million_output_tokens"],
+     "Batch sweep: decode at a full batch of B requests (KV capacity not enforced)."),
+    ("context_tokens", CONTEXTS, {}, ["kv_bytes_at_context", "flops_attention_decode",
+                                      "flops_per_token"], "Context sweep: one request of S tokens."),
+    ("prompt_tokens", CONTEXTS, {"output_tokens": "0"}, ["max_concurrency"],
+     "Prompt sweep (no output tokens): requests whose KV fits."),
+]
+
+
+def write_sweeps(wb, ledger: Ledger, res: Result, names: dict[str, str],
+                 cells: list[Cell]) -> None:
+    """Sweeps (tables and charts) with their workings on SweepsCalc."""
+    calc = _calc_sheet(wb, "SweepsCalc", f"Workings of the Sweeps sheet for {res.model_id}: "
+                                         "each block's first row holds the swept value.")
+    ws = wb.create_sheet("Sweeps", 3)
+    text(ws, 1, 1, f"Sweeps for {res.model_id} (other inputs from the Inputs sheet; workings "
+                   "on SweepsCalc)", font=TITLE_FONT)
+    calc_row, top, spans = 4, 3, []
+    for var, values, fixed, columns, note in SWEEPS:
+        text(ws, top, 1, note)
+        header(calc, calc_row, ["model", "step", "unit"] + [var] * len(values))
+        for i, v in enumerate(values):
+            put(calc, calc_row, FIRST_COL + i, v, fill=INPUT_FILL)
+        value_row = calc_row
+        binds = {var: lambda col, r=value_row: f"{col}${r}",
+                 **{n: (lambda col, t=t: t) for n, t in fixed.items()}}
+        variation = Variation(binds, [{var: str(v), **fixed} for v in values])
+        rows = write_block(calc, calc_row + 1, ledger, res, columns, variation, names, cells)
+        header(ws, top + 1, [var] + columns)
+        for i, v in enumerate(values):
+            r, col = top + 2 + i, get_column_letter(FIRST_COL + i)
+            put(ws, r, 1, f"=SweepsCalc!{col}{value_row}", fill=FORMULA_FILL)
+            for c, q in enumerate(columns, start=2):
+                form = ledger.any_form(q)
+                put(ws, r, c, f"=SweepsCalc!{col}{rows[q]}", fill=FORMULA_FILL,
+                    number_format=excel_format(form.unit, form.integer))
+                cells.append(Cell(ws.title, ws.cell(row=r, column=c).coordinate, res.model_id,
+                                  q, tuple(sorted({var: str(v), **fixed}.items()))))
+        spans.append((top + 2, top + 1 + len(values)))
+        top += len(values) + 4
+        calc_row += len(rows) + 3
+    widths(ws, {c: 26 for c in range(1, 5)})
+    widths(calc, {**CALC_WIDTHS, **{c: 14 for c in range(FIRST_COL, FIRST_COL + 9)}})
+    (b_first, b_last), (c_first, c_last) = spans[0], spans[1]
+    _chart(ws, "Throughput vs batch", "batch (requests)", "tokens/s", 2, b_first, b_last, "F4")
+    _chart(ws, "USD per million output tokens vs batch", "batch (requests)", "USD", 4, b_first,
+           b_last, "F20")
+    _chart(ws, "KV bytes vs context", "context (tokens)", "bytes", 2, c_first, c_last, "F36")
+    print_setup(ws)
+    print_setup(calc)
+
+
+def _chart(ws, title, x_title, y_title, y_col, first, last, anchor):
+    chart = ScatterChart()
+    chart.title, chart.style = title, 13
+    chart.x_axis.title, chart.y_axis.title = x_title, y_title
+    chart.x_axis.scaling.logBase = 2
+    xs = Reference(ws, min_col=1, min_row=first, max_row=last)
+    ys = Reference(ws, min_col=y_col, min_row=first - 1, max_row=last)
+    series = Series(ys, xs, title_from_data=True)
+    series.marker.symbol = "circle"
+    chart.series.append(series)
+    chart.legend = None
+    chart.width, chart.height = 16, 7.5
+    ws.add_chart(chart, anchor)

@@ -1,0 +1,117 @@
+"""Workings blocks: one calculation per row, one variant per column (FAST / ICAEW modelling
+codes: short formulas a reviewer can follow).
+
+A block serves one model. Its columns re-bind some names (`binds`: a GPU id, a batch, a
+context, a whole scenario) and its rows are the steps that depend on them, in ledger order:
+the catalog lookups whose key is re-bound (green), then every quantity or defaulted input whose
+value depends on a re-bound name (blue). A row's formula is the ledger's expression of that
+step reading the rows above in its column, the re-bound cells, and the model's cost sheet (or
+the Inputs sheet) for everything else. Compare, Sweeps and Scenarios show the results, one
+reference each.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import sympy as sp
+from openpyxl.utils import get_column_letter
+
+from ..evaluate import Result, to_plain
+from ..ledger import Ledger
+from ..printers.excel import formula_template
+from ..units import excel_format
+from .xlsx_layout import FORMULA_FILL, LOOKUP_FILL, put, text
+from .xlsx_models import Cell
+from .xlsx_tables import lookup_formula
+
+FIRST_COL = 4  # columns A-C: model, step, unit
+
+
+@dataclass
+class Variation:
+    """What each column of a block re-binds: name -> (column letter -> cell text), and the
+    --set that reproduces each column for the referee."""
+    binds: dict[str, Callable[[str], str]]
+    sets: list[dict[str, str]]
+
+
+def _forms(ledger: Ledger, res: Result) -> dict[str, sp.Basic]:
+    """Expressions of the model's quantities and of the inputs whose default is a formula."""
+    forms: dict[str, sp.Basic] = {q.name: q.expr for q in res.quantities}
+    values = {sp.Symbol(k): v for k, v in res.inputs.items()}
+    forms.update({i.name: i.default for i in ledger.inputs.values()
+                  if i.kind == "scenario" and isinstance(i.default, sp.Basic)
+                  and i.default.xreplace(values) == res.inputs[i.name]})  # not set by the user
+    return forms
+
+
+def steps(ledger: Ledger, res: Result, targets: list[str], bound: set[str]) -> list[str]:
+    """The lookups and quantities `targets` need that depend on a bound name: lookups first,
+    then in ledger order (inputs with formula defaults before the quantities)."""
+    forms = _forms(ledger, res)
+    lookups = {i.name: i for i in ledger.inputs_of("lookup")}
+    depends: dict[str, bool] = {}
+
+    def dep(name: str) -> bool:
+        if name not in depends:
+            inp = lookups.get(name)
+            depends[name] = name in bound or (
+                inp is not None and (inp.key in bound or inp.qualifier in bound)) or (
+                name in forms and any(dep(s.name) for s in forms[name].free_symbols))
+        return depends[name]
+
+    needed: set[str] = set()
+
+    def close(name: str) -> None:
+        if name in needed or name in bound or not dep(name):
+            return
+        needed.add(name)
+        for s in forms[name].free_symbols if name in forms else ():
+            close(s.name)
+
+    for t in targets:
+        close(t)
+    order = list(lookups) + [i.name for i in ledger.inputs.values() if i.name in forms] \
+        + [q.name for q in res.quantities]
+    return [n for n in dict.fromkeys(order) if n in needed]
+
+
+def _formula(ledger: Ledger, res: Result, name: str, col: str, local: dict[str, str],
+             names: dict[str, str], bound: dict[str, str]):
+    inp = ledger.inputs.get(name)
+    if inp is not None and inp.kind == "lookup":
+        key = bound.get(str(inp.key), str(inp.key))
+        qualifier = bound.get(inp.qualifier, inp.qualifier) if inp.qualifier else None
+        return lookup_formula(inp, key, qualifier)
+    if name in res.overridden:  # a what-if value set with --set stays that value everywhere
+        return to_plain(res.values[name])
+    expr = inp.default if inp is not None else next(q.expr for q in res.quantities
+                                                   if q.name == name)
+    return formula_template(sp.sympify(expr)).fill({**names, **bound, **local})
+
+
+def write_block(ws, top: int, ledger: Ledger, res: Result, targets: list[str],
+                variation: Variation, names: dict[str, str], cells: list[Cell]) -> dict[str, int]:
+    """Rows from `top` down; returns step name -> row (the caller reads targets there)."""
+    rows: dict[str, int] = {}
+    columns = [get_column_letter(FIRST_COL + i) for i in range(len(variation.sets))]
+    for name in steps(ledger, res, targets, set(variation.binds)):
+        row = top + len(rows)
+        is_lookup = name in ledger.inputs and ledger.inputs[name].kind == "lookup"
+        item = ledger.inputs[name] if name in ledger.inputs else ledger.any_form(name)
+        text(ws, row, 1, res.model_id)
+        text(ws, row, 2, name)
+        text(ws, row, 3, item.unit)
+        for col, sets in zip(columns, variation.sets, strict=True):
+            bound = {n: bind(col) for n, bind in variation.binds.items()}
+            local = {n: f"{col}{r}" for n, r in rows.items()}
+            put(ws, row, FIRST_COL + columns.index(col),
+                _formula(ledger, res, name, col, local, names, bound),
+                fill=LOOKUP_FILL if is_lookup else FORMULA_FILL,
+                number_format=excel_format(item.unit, item.integer))
+            if not is_lookup:
+                cells.append(Cell(ws.title, f"{col}{row}", res.model_id, name,
+                                  tuple(sorted(sets.items()))))
+        rows[name] = row
+    return rows
