@@ -18,6 +18,7 @@ from ..evaluate import Evaluator
 from ..files import atomic_save
 from .xlsx_compare import write_compare, write_compare_calc, write_sweeps
 from .xlsx_models import Cell, write_model_sheet, write_models_table
+from .xlsx_scenarios import write_scenarios
 from .xlsx_tables import write_about, write_inputs, write_table
 from .xlsx_views import names_for, write_summary
 
@@ -81,6 +82,7 @@ def build_workbook(model_spec: str, gpu_spec: str, sets: dict, progress: bool = 
     write_sweeps(wb, ledger, by_id[sweep_id], names_for(ledger, by_id[sweep_id]), cells)
     for res in _progress(results, progress, "writing sheets"):
         write_model_sheet(wb, ledger, res, cells)
+    write_scenarios(wb, ledger, results, names_for, {t: len(r) for t, r in rows.items()}, cells)
     where = write_compare_calc(wb, ledger, results, gpu_ids, names_for, cells)
     write_compare(wb, ledger, results, gpu_ids, where, cells)
     write_models_table(wb, ledger, results)

@@ -77,7 +77,7 @@ def steps(ledger: Ledger, res: Result, targets: list[str], bound: set[str]) -> l
     return [n for n in dict.fromkeys(order) if n in needed]
 
 
-def _formula(ledger: Ledger, res: Result, name: str, col: str, local: dict[str, str],
+def _formula(ledger: Ledger, res: Result, name: str, expr, local: dict[str, str],
              names: dict[str, str], bound: dict[str, str]):
     inp = ledger.inputs.get(name)
     if inp is not None and inp.kind == "lookup":
@@ -86,32 +86,34 @@ def _formula(ledger: Ledger, res: Result, name: str, col: str, local: dict[str, 
         return lookup_formula(inp, key, qualifier)
     if name in res.overridden:  # a what-if value set with --set stays that value everywhere
         return to_plain(res.values[name])
-    expr = inp.default if inp is not None else next(q.expr for q in res.quantities
-                                                   if q.name == name)
-    return formula_template(sp.sympify(expr)).fill({**names, **bound, **local})
+    return formula_template(expr).fill(
+        lambda p: local.get(p) or bound.get(p) or names.get(p, p))
 
 
 def write_block(ws, top: int, ledger: Ledger, res: Result, targets: list[str],
                 variation: Variation, names: dict[str, str], cells: list[Cell]) -> dict[str, int]:
     """Rows from `top` down; returns step name -> row (the caller reads targets there)."""
-    rows: dict[str, int] = {}
+    forms = _forms(ledger, res)
     columns = [get_column_letter(FIRST_COL + i) for i in range(len(variation.sets))]
+    bound = {col: {n: bind(col) for n, bind in variation.binds.items()} for col in columns}
+    local: dict[str, dict[str, str]] = {col: {} for col in columns}
+    set_keys = [tuple(sorted(sets.items())) for sets in variation.sets]
+    rows: dict[str, int] = {}
     for name in steps(ledger, res, targets, set(variation.binds)):
         row = top + len(rows)
         is_lookup = name in ledger.inputs and ledger.inputs[name].kind == "lookup"
         item = ledger.inputs[name] if name in ledger.inputs else ledger.any_form(name)
+        expr = sp.sympify(forms[name]) if name in forms else None
         text(ws, row, 1, res.model_id)
         text(ws, row, 2, name)
         text(ws, row, 3, item.unit)
-        for col, sets in zip(columns, variation.sets, strict=True):
-            bound = {n: bind(col) for n, bind in variation.binds.items()}
-            local = {n: f"{col}{r}" for n, r in rows.items()}
-            put(ws, row, FIRST_COL + columns.index(col),
-                _formula(ledger, res, name, col, local, names, bound),
-                fill=LOOKUP_FILL if is_lookup else FORMULA_FILL,
-                number_format=excel_format(item.unit, item.integer))
+        fmt = excel_format(item.unit, item.integer)
+        for i, col in enumerate(columns):
+            put(ws, row, FIRST_COL + i,
+                _formula(ledger, res, name, expr, local[col], names, bound[col]),
+                fill=LOOKUP_FILL if is_lookup else FORMULA_FILL, number_format=fmt)
+            local[col][name] = f"{col}{row}"
             if not is_lookup:
-                cells.append(Cell(ws.title, f"{col}{row}", res.model_id, name,
-                                  tuple(sorted(sets.items()))))
+                cells.append(Cell(ws.title, f"{col}{row}", res.model_id, name, set_keys[i]))
         rows[name] = row
     return rows

@@ -1,0 +1,127 @@
+"""Scenarios side by side: up to 8 columns, each a full set of the scenario's choices (GPU,
+GPU count or auto, precisions, workload, engine, time model, price), and every model's cost,
+throughput, latency, concurrency and GPUs per scenario. The first column follows the Inputs
+sheet; the others are starting points to edit. Workings on ScenariosCalc (xlsx_calc.py).
+"""
+from __future__ import annotations
+
+from openpyxl.utils import column_index_from_string, get_column_letter
+from openpyxl.worksheet.datavalidation import DataValidation
+
+from ..evaluate import Result
+from ..ledger import Ledger
+from ..units import excel_format
+from .xlsx_calc import FIRST_COL, Variation, write_block
+from .xlsx_layout import (
+    FORMULA_FILL,
+    INPUT_FILL,
+    TITLE_FONT,
+    WRAP,
+    header,
+    print_setup,
+    put,
+    quote,
+    text,
+    widths,
+)
+from .xlsx_models import Cell
+from .xlsx_tables import TABLE_SHEETS
+
+CHOICES = ["gpu", "weight_dtype", "kv_dtype", "workload", "serving_engine", "time_model",
+           "gpu_count_setting", "price_per_gpu_hour"]
+FOLLOWERS = ["embedding_dtype", "lm_head_dtype", "expert_dtype"]  # follow weight_dtype here
+PRESETS = [  # (name, changes from the Inputs sheet)
+    ("as Inputs", {}),
+    ("FP8 weights and KV", {"weight_dtype": "fp8", "kv_dtype": "fp8"}),
+    ("B200, NVFP4", {"gpu": "b200", "weight_dtype": "nvfp4", "kv_dtype": "fp8"}),
+    ("H200, FP8", {"gpu": "h200-sxm", "weight_dtype": "fp8", "kv_dtype": "fp8"}),
+    ("reasoning workload", {"workload": "reasoning"}),
+    ("TensorRT-LLM engine", {"serving_engine": "tensorrt-llm"}),
+]
+RESULTS = ["offline_usd_per_million_output_tokens", "offline_throughput_tokens_per_s",
+           "ttft_s", "tpot_s", "max_concurrency", "gpu_count"]
+FIRST_CHOICE_ROW = 5
+
+
+def _choice_cells(ws, ledger: Ledger, result: Result, n_rows: dict) -> dict[str, int]:
+    """The scenario table: one row per choice, one column per scenario; returns name -> row."""
+    header(ws, FIRST_CHOICE_ROW - 1, ["choice"] + [name for name, _ in PRESETS])
+    rows = {}
+    for r, name in enumerate(CHOICES, start=FIRST_CHOICE_ROW):
+        inp = ledger.inputs[name]
+        text(ws, r, 1, f"{name} ({inp.unit})")
+        for c, (_, changes) in enumerate(PRESETS, start=2):
+            value = changes.get(name)
+            if value is None:
+                put(ws, r, c, f"={name}", fill=INPUT_FILL)  # follows the Inputs sheet
+            elif inp.kind == "key":
+                text(ws, r, c, value, fill=INPUT_FILL)
+            else:
+                put(ws, r, c, float(value), fill=INPUT_FILL)
+        if inp.kind == "key":
+            assert inp.table is not None
+            dv = DataValidation(type="list", allow_blank=False, showErrorMessage=True,
+                                formula1=f"{quote(TABLE_SHEETS[inp.table])}!$A$2:$A$"
+                                         f"{n_rows[inp.table] + 1}")
+            ws.add_data_validation(dv)
+            dv.add(f"B{r}:{get_column_letter(len(PRESETS) + 1)}{r}")
+        rows[name] = r
+    return rows
+
+
+def _sets(changes: dict) -> dict[str, str]:
+    """The scenario as --set values for the referee: its own choices (the rest follow the
+    Inputs sheet)."""
+    return {n: str(v) for n, v in changes.items()}
+
+
+def write_scenarios(wb, ledger: Ledger, results: list[Result], names_for, n_rows: dict,
+                    cells: list[Cell]) -> None:
+    ws = wb.create_sheet("Scenarios", 3)
+    text(ws, 1, 1, "Scenarios side by side (live): edit the yellow cells; the first column "
+                   "follows the Inputs sheet", font=TITLE_FONT)
+    text(ws, 2, 1, "gpu_count_setting 0 = auto (the smallest of 1, 2, 4, 8 GPUs that fits). "
+                   "Other inputs come from the Inputs sheet. Workings on ScenariosCalc.")
+    choice_rows = _choice_cells(ws, ledger, results[0], n_rows)
+    calc = wb.create_sheet("ScenariosCalc")
+    text(calc, 1, 1, "ScenariosCalc: one calculation per row, one scenario per column (live)",
+         font=TITLE_FONT)
+    header(calc, 3, ["model", "step", "unit"] + [name for name, _ in PRESETS])
+
+    def cell_of(name):
+        row = choice_rows["weight_dtype" if name in FOLLOWERS else name]
+        return lambda col: (f"Scenarios!${get_column_letter(column_index_from_string(col) - FIRST_COL + 2)}"
+                            f"${row}")
+
+    keys = results[0].keys  # parts that follow weight_dtype on the Inputs sheet follow it here
+    followers = [f for f in FOLLOWERS if keys[f] == keys["weight_dtype"]]
+    binds = {n: cell_of(n) for n in CHOICES + followers}
+    where: dict[tuple[str, str], int] = {}
+    row = 4
+    for res in results:
+        variation = Variation(binds, [_sets(changes) for _, changes in PRESETS])
+        rows = write_block(calc, row, ledger, res, RESULTS, variation, names_for(ledger, res),
+                           cells)
+        where.update({(res.model_id, n): r for n, r in rows.items()})
+        row += len(rows)
+    top = FIRST_CHOICE_ROW + len(CHOICES) + 2
+    for q in RESULTS:
+        form = ledger.any_form(q)
+        text(ws, top, 1, f"{q} ({form.unit}): {form.description}", font=TITLE_FONT)
+        header(ws, top + 1, ["model"] + [name for name, _ in PRESETS])
+        for r, res in enumerate(results, start=top + 2):
+            text(ws, r, 1, res.model_id)
+            for c, (_, changes) in enumerate(PRESETS, start=2):
+                col = get_column_letter(FIRST_COL + c - 2)
+                put(ws, r, c, f"=ScenariosCalc!{col}{where[res.model_id, q]}",
+                    fill=FORMULA_FILL, number_format=excel_format(form.unit, form.integer))
+                cells.append(Cell(ws.title, ws.cell(row=r, column=c).coordinate, res.model_id,
+                                  q, tuple(sorted(_sets(changes).items()))))
+        top += len(results) + 4
+    for c in range(1, len(PRESETS) + 2):
+        ws.cell(row=FIRST_CHOICE_ROW - 1, column=c).alignment = WRAP
+    widths(ws, {1: 30, **{c: 18 for c in range(2, len(PRESETS) + 2)}})
+    widths(calc, {1: 24, 2: 36, 3: 12, **{c: 14 for c in range(FIRST_COL,
+                                                                FIRST_COL + len(PRESETS))}})
+    print_setup(ws)
+    print_setup(calc)
