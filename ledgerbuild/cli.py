@@ -67,6 +67,20 @@ def main() -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
+GPUS_HELP = "GPU count (tensor parallel): N, or auto = the smallest of 1, 2, 4, 8 that fits [auto]"
+
+
+def gpu_count_setting(gpus: str | None) -> str | None:
+    """--gpus N | auto -> the gpu_count_setting input (0 = auto)."""
+    if gpus is None:
+        return None
+    if gpus.strip().lower() == "auto":
+        return "0"
+    if not gpus.strip().isdigit() or int(gpus) < 1:
+        raise LedgerError(f"--gpus: expected a GPU count (1, 2, ...) or auto, got {gpus!r}")
+    return str(int(gpus))
+
+
 def _sets(set_: list[str] | None, **named) -> dict:
     from .evaluate import parse_sets
 
@@ -113,7 +127,7 @@ def list_(what: str = typer.Argument(..., help="models | gpus | workloads | quan
 @guarded
 def show(model: str = typer.Argument(..., help="Catalog id, model YAML path or HF config.json"),
          gpu: str | None = typer.Option(None, help="GPU id or GPU YAML path [h100-sxm]"),
-         gpus: int | None = typer.Option(None, "--gpus", help="GPU count (tensor parallel)"),
+         gpus: str | None = typer.Option(None, "--gpus", help=GPUS_HELP),
          workload: str | None = typer.Option(None, help="Workload id [chat]"),
          time_model: str | None = typer.Option(None, help="Time model id or YAML file "
                                                   "[calibrated; roofline for the floor]"),
@@ -130,7 +144,8 @@ def show(model: str = typer.Argument(..., help="Catalog id, model YAML path or H
     from .evaluate import evaluate
     from .writers.terminal import show_json, show_table
 
-    result = evaluate(model, _sets(set_, gpu=gpu, gpu_count=gpus, workload=workload,
+    result = evaluate(model, _sets(set_, gpu=gpu, gpu_count_setting=gpu_count_setting(gpus),
+                                   workload=workload,
                                    time_model=time_model, serving_engine=engine,
                                    pipeline_parallel=pp))
     if json_:
@@ -157,7 +172,9 @@ def import_config(config: Path = typer.Argument(..., help="An HF config.json")):
 @app.command()
 @guarded
 def xlsx(models: str = typer.Option("all", help="all, or comma-separated ids / YAML paths"),
-         gpus: str = typer.Option("all", help="GPUs in the GPU table: all, or ids"),
+         gpu: str = typer.Option("all", "--gpu", help="GPUs of the GPU table and the Compare "
+                                 "columns: all, or comma-separated ids / GPU YAML paths"),
+         gpus: str | None = typer.Option(None, "--gpus", help=GPUS_HELP),
          workload: str | None = typer.Option(None, help="Workload id [chat]"),
          set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
          sweep_model: str | None = typer.Option(None, help="Model of the Sweeps sheet "
@@ -167,11 +184,16 @@ def xlsx(models: str = typer.Option("all", help="all, or comma-separated ids / Y
     """Write the live-formula workbook (the main job).
 
     Examples: `ledgerbuild xlsx --models all`, `ledgerbuild xlsx --models llama-3-8b,qwen2.5-7b
-    --gpus h100-sxm,a100-80gb-sxm --workload reasoning -o plan.xlsx`
+    --gpu h100-sxm,a100-80gb-sxm --workload reasoning -o plan.xlsx`
     """
     from .writers.xlsx import write_workbook
 
-    summary = write_workbook(models, gpus, _sets(set_, workload=workload), output,
+    if gpus is not None and not (gpus.strip().isdigit() or gpus.strip().lower() == "auto"):
+        print_error(f"--gpus {gpus}: GPU ids now go to --gpu (--gpus is the GPU count); "
+                    "read as --gpu for now")
+        gpu, gpus = gpus, None
+    summary = write_workbook(models, gpu, _sets(set_, workload=workload,
+                                                gpu_count_setting=gpu_count_setting(gpus)), output,
                              progress=sys.stderr.isatty(), sweep_model=sweep_model)
     out.print(summary, highlight=False)
 
@@ -189,6 +211,7 @@ def _formats(fmt: str) -> list[str]:
 def docs(models: str = typer.Option("all", help="all, or comma-separated ids / YAML paths"),
          format_: str = typer.Option("all", "--format", help="md | tex | all"),
          gpu: str | None = typer.Option(None, help="GPU id or GPU YAML path [h100-sxm]"),
+         gpus: str | None = typer.Option(None, "--gpus", help=GPUS_HELP),
          workload: str | None = typer.Option(None, help="Workload id [chat]"),
          set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
          output: Path = typer.Option(Path("build/docs"), "-o", "--output", help="Folder"),
@@ -201,7 +224,9 @@ def docs(models: str = typer.Option("all", help="all, or comma-separated ids / Y
     """
     from .writers.docs import write_docs
 
-    out.print(write_docs(models, _formats(format_), _sets(set_, gpu=gpu, workload=workload),
+    out.print(write_docs(models, _formats(format_),
+                         _sets(set_, gpu=gpu, workload=workload,
+                               gpu_count_setting=gpu_count_setting(gpus)),
                          output, templates, plots, progress=sys.stderr.isatty()), highlight=False)
 
 

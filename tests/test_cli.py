@@ -85,7 +85,7 @@ def test_import_config_prints_a_loadable_entry(tmp_path):
 
 def test_xlsx_writes_workbook(tmp_path):
     out = tmp_path / "plan.xlsx"
-    result = run("xlsx", "--models", "llama-3-8b,qwen2.5-7b", "--gpus", "h100-sxm,l4",
+    result = run("xlsx", "--models", "llama-3-8b,qwen2.5-7b", "--gpu", "h100-sxm,l4",
                  "--workload", "reasoning", "-o", str(out))
     assert result.exit_code == 0, result.output
     assert "formula cells" in result.output and str(out) in result.output
@@ -113,7 +113,7 @@ def test_xlsx_writes_workbook(tmp_path):
     (("show", "llama-3-8b", "--workload", "chit-chat"), "unknown workload"),
     (("list", "things"), "unknown list"),
     (("xlsx", "--models", "llama-3-8c"), "valid:"),
-    (("xlsx", "--gpus", "h1000"), "valid:"),
+    (("xlsx", "--gpu", "h1000"), "valid:"),
 ])
 def test_bad_input_one_line_exit_2(args, fragment):
     assert fragment in one_line_error(run(*args))
@@ -182,7 +182,7 @@ def test_gpu_yaml_file_works_like_an_id(tmp_path):
     tpot = lambda d: d["quantities"]["tpot_s"]["value"]  # noqa: E731  memory-bound at batch 1
     assert tpot(fast) == pytest.approx(tpot(base) / 2)
     out = tmp_path / "g.xlsx"
-    assert run("xlsx", "--models", "llama-3-8b", "--gpus", f"{path},l4", "-o", str(out)).exit_code == 0
+    assert run("xlsx", "--models", "llama-3-8b", "--gpu", f"{path},l4", "-o", str(out)).exit_code == 0
     assert "my-gpu" in [c.value for c in openpyxl.load_workbook(out)["GPUs"]["A"]]
 
 
@@ -214,3 +214,12 @@ def test_version_and_short_help():
     from ledgerbuild import __version__
     assert _main("--version").stdout.strip() == f"ledgerbuild {__version__}"
     assert "show [OPTIONS] {model}" in _main("show", "-h").stdout
+
+
+def test_gpus_is_a_count_everywhere_and_old_xlsx_spelling_still_works(tmp_path):
+    assert json.loads(run("show", "llama-3-70b", "--gpus", "auto", "--json").output)[
+        "scenario"]["gpu_count"] == 2  # 141 GB of BF16 weights: over one H100 (0.9 x 80 GiB), under two
+    assert one_line_error(run("show", "llama-3-8b", "--gpus", "0")).count("--gpus") == 1
+    old = _main("xlsx", "--models", "llama-3-8b", "--gpus", "h100-sxm,l4", "-o",
+                str(tmp_path / "old.xlsx"))
+    assert old.returncode == 0 and "now go to --gpu" in old.stderr
