@@ -9,7 +9,10 @@ import math
 
 EXCEL_FORMATS = {
     "params": '#,##0 "params"',
-    "bytes": '#,##0 "B"',
+    "bytes": '#,##0 "bytes"',
+    "USD/GPU-hour": '"$"#,##0.00',
+    "GPUs": '#,##0',
+    "requests": '#,##0',
     "FLOP": '0.000E+00 "FLOP"',
     "FLOP/s": '0.000E+00 "FLOP/s"',
     "s": '0.000000 "s"',
@@ -20,7 +23,31 @@ EXCEL_FORMATS = {
 }
 
 
-SUMMARY_FORMATS = {"params": '#,##0.000,,,"B"', "bytes": '#,##0.00,,,"GB"', "s": '0.0000 "s"'}
+# views for people (Summary, Compare, Scenarios): the header carries the unit
+SUMMARY_FORMATS = {"params": '#,##0.00,,,', "bytes": '#,##0.00,,,', "ms": '#,##0.0',
+                   "bytes/token": '#,##0',
+                   "USD": '"$"#,##0.000', "tokens/s": '#,##0', "requests": '#,##0',
+                   "GPUs": '#,##0'}
+# (label, unit shown, factor applied in the cell) of the quantities the views show
+VIEW_LABELS = {
+    "gpu_count": ("GPUs (tensor parallel)", "GPUs", 1),
+    "params_total": ("Parameters (billions)", "params", 1),
+    "params_active": ("Active parameters (billions)", "params", 1),
+    "weight_bytes": ("Weights (GB)", "bytes", 1),
+    "kv_bytes_per_token": ("KV cache per token (bytes)", "bytes/token", 1),
+    "gpus_for_weights": ("GPUs just for the weights", "GPUs", 1),
+    "max_concurrency": ("Requests in flight (decode-only)", "requests", 1),
+    "ttft_s": ("Time to first token (ms)", "ms", 1000),
+    "tpot_s": ("Time per output token (ms)", "ms", 1000),
+    "offline_throughput_tokens_per_s": ("Output tokens/s (estimate)", "tokens/s", 1),
+    "offline_ceiling_tokens_per_s": ("Output tokens/s (roofline ceiling)", "tokens/s", 1),
+    "offline_usd_per_million_output_tokens": ("Cost per 1M output tokens, estimate (USD)",
+                                              "USD", 1),
+    "offline_floor_usd_per_million_output_tokens": ("Cost per 1M output tokens, floor (USD)",
+                                                    "USD", 1),
+    "usd_per_million_output_tokens": ("Cost per 1M output tokens, lecture decode-only (USD)",
+                                      "USD", 1),
+}
 
 
 def excel_format(unit: str, integer: bool = False, scaled: bool = False) -> str:
@@ -29,7 +56,7 @@ def excel_format(unit: str, integer: bool = False, scaled: bool = False) -> str:
         return SUMMARY_FORMATS[unit]
     if unit in EXCEL_FORMATS:
         return EXCEL_FORMATS[unit]
-    return f'#,##0 "{unit}"' if integer else f'#,##0.#### "{unit}"'
+    return f'#,##0 "{unit}"' if integer else f'#,##0.0### "{unit}"'
 
 
 def human(value: float, unit: str) -> str:

@@ -65,6 +65,12 @@ def scan_errors(doc):
     return errors, formulas
 
 
+def _value(cell):
+    """A formula cell's number, or None where its result is text (FormulaResult.STRING = 2:
+    "does not fit"; a number format showing 0 as text stays a number, VALUE = 1)."""
+    return None if cell.FormulaResultType2 == 2 else cell.getValue()
+
+
 def main():
     req = json.load(sys.stdin)
     proc, profile, ctx = start_office()
@@ -81,7 +87,7 @@ def main():
                 else:
                     cell.setValue(value)
             doc.calculateAll()
-            values = [doc.Sheets.getByName(s).getCellRangeByName(c).getValue()
+            values = [_value(doc.Sheets.getByName(s).getCellRangeByName(c))
                       for s, c in req["read"]]
             errors, formulas = scan_errors(doc)
             answer.append({"values": values, "errors": errors, "formulas": formulas})

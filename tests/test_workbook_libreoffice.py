@@ -78,7 +78,11 @@ def _mismatches(cells, values, sets_for):
         key = (cell.model, tuple(sorted(sets.items())))
         if key not in cache:
             cache[key] = Evaluator(sets).evaluate(cell.model)
-        want = float(to_plain(cache[key].value(cell.quantity)))
+        if got is None:  # the cell reads "does not fit": its guard must be 0 in the ledger
+            if not (cell.guard and cache[key].value(cell.guard) == 0):
+                bad.append((cell, "text", cell.guard))
+            continue
+        want = float(to_plain(cache[key].value(cell.quantity))) * cell.scale
         # a difference of two large byte counts (spare_bytes_on_N_gpus ~ 4e10 - 4e10) carries
         # the doubles' rounding of its operands: a thousandth of a byte is the floor there
         item = ledger.inputs.get(cell.quantity) or ledger.any_form(cell.quantity)

@@ -3,6 +3,8 @@
 reference each."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from openpyxl.chart import Reference, ScatterChart, Series
 from openpyxl.utils import get_column_letter
 
@@ -12,6 +14,7 @@ from ..units import excel_format
 from .xlsx_calc import FIRST_COL, Variation, write_block
 from .xlsx_layout import FORMULA_FILL, INPUT_FILL, TITLE_FONT, header, print_setup, put, text, widths
 from .xlsx_models import Cell
+from .xlsx_views import view_cell, view_label
 
 COMPARE = ["gpu_count", "max_concurrency", "offline_throughput_tokens_per_s",
            "offline_usd_per_million_output_tokens", "usd_per_million_output_tokens"]
@@ -58,17 +61,17 @@ def write_compare(wb, ledger: Ledger, results: list[Result], gpus: list[str],
                    "CompareCalc)", font=TITLE_FONT)
     row = 3
     for q in COMPARE:
-        form = ledger.any_form(q)
-        text(ws, row, 1, f"{q} ({form.unit}): {form.description}", font=TITLE_FONT)
+        text(ws, row, 1, f"{view_label(ledger, q)} - {ledger.any_form(q).description}",
+             font=TITLE_FONT)
         header(ws, row + 1, ["model"] + gpus)
         for r, res in enumerate(results, start=row + 2):
             text(ws, r, 1, res.model_id)
             for c, gpu in enumerate(gpus, start=2):
                 col = get_column_letter(c + FIRST_COL - 2)
-                put(ws, r, c, f"=CompareCalc!{col}{where[res.model_id, q]}", fill=FORMULA_FILL,
-                    number_format=excel_format(form.unit, form.integer))
-                cells.append(Cell(ws.title, ws.cell(row=r, column=c).coordinate, res.model_id, q,
-                                  (("gpu", gpu),)))
+                view_cell(ws, r, c, ledger, q,
+                          lambda n, m=res.model_id, col=col: f"CompareCalc!{col}{where[m, n]}",
+                          Cell(ws.title, ws.cell(row=r, column=c).coordinate, res.model_id, q,
+                               (("gpu", gpu),)), cells)
         row += len(results) + 4
     widths(ws, {1: 24, **{c: 16 for c in range(2, len(gpus) + 2)}})
     print_setup(ws)
@@ -101,8 +104,8 @@ def write_sweeps(wb, ledger: Ledger, res: Result, names: dict[str, str],
         for i, v in enumerate(values):
             put(calc, calc_row, FIRST_COL + i, v, fill=INPUT_FILL)
         value_row = calc_row
-        binds = {var: lambda col, r=value_row: f"{col}${r}",
-                 **{n: (lambda col, t=t: t) for n, t in fixed.items()}}
+        binds: dict[str, Callable[[str], str]] = {var: _cell_in_row(value_row)}
+        binds.update({n: _constant(t) for n, t in fixed.items()})
         variation = Variation(binds, [{var: str(v), **fixed} for v in values])
         rows = write_block(calc, calc_row + 1, ledger, res, columns, variation, names, cells)
         header(ws, top + 1, [var] + columns)
@@ -127,6 +130,14 @@ def write_sweeps(wb, ledger: Ledger, res: Result, names: dict[str, str],
     _chart(ws, "KV bytes vs context", "context (tokens)", "bytes", 2, c_first, c_last, "F36")
     print_setup(ws)
     print_setup(calc)
+
+
+def _cell_in_row(row: int) -> Callable[[str], str]:
+    return lambda col: f"{col}${row}"
+
+
+def _constant(value: str) -> Callable[[str], str]:
+    return lambda col: value
 
 
 def _chart(ws, title, x_title, y_title, y_col, first, last, anchor):

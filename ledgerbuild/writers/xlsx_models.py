@@ -41,6 +41,8 @@ class Cell:
     model: str
     quantity: str
     sets: tuple = field(default_factory=tuple)
+    scale: float = 1  # the cell shows quantity x scale (seconds as ms)
+    guard: str = ""  # the cell reads "does not fit" where this quantity is 0
 
 
 COLUMNS = {1: 34, 2: 24, 3: 12, 4: 60, 5: 60, 6: 40}  # name, value, unit, formula, description, source

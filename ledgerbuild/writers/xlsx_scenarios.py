@@ -10,10 +10,8 @@ from openpyxl.worksheet.datavalidation import DataValidation
 
 from ..evaluate import Result
 from ..ledger import Ledger
-from ..units import excel_format
 from .xlsx_calc import FIRST_COL, Variation, write_block
 from .xlsx_layout import (
-    FORMULA_FILL,
     INPUT_FILL,
     TITLE_FONT,
     WRAP,
@@ -26,6 +24,7 @@ from .xlsx_layout import (
 )
 from .xlsx_models import Cell
 from .xlsx_tables import TABLE_SHEETS
+from .xlsx_views import view_cell, view_label
 
 CHOICES = ["gpu", "weight_dtype", "kv_dtype", "workload", "serving_engine", "time_model",
            "gpu_count_setting", "price_per_gpu_hour"]
@@ -106,17 +105,17 @@ def write_scenarios(wb, ledger: Ledger, results: list[Result], names_for, n_rows
         row += len(rows)
     top = FIRST_CHOICE_ROW + len(CHOICES) + 2
     for q in RESULTS:
-        form = ledger.any_form(q)
-        text(ws, top, 1, f"{q} ({form.unit}): {form.description}", font=TITLE_FONT)
+        text(ws, top, 1, f"{view_label(ledger, q)} - {ledger.any_form(q).description}",
+             font=TITLE_FONT)
         header(ws, top + 1, ["model"] + [name for name, _ in PRESETS])
         for r, res in enumerate(results, start=top + 2):
             text(ws, r, 1, res.model_id)
             for c, (_, changes) in enumerate(PRESETS, start=2):
                 col = get_column_letter(FIRST_COL + c - 2)
-                put(ws, r, c, f"=ScenariosCalc!{col}{where[res.model_id, q]}",
-                    fill=FORMULA_FILL, number_format=excel_format(form.unit, form.integer))
-                cells.append(Cell(ws.title, ws.cell(row=r, column=c).coordinate, res.model_id,
-                                  q, tuple(sorted(_sets(changes).items()))))
+                view_cell(ws, r, c, ledger, q,
+                          lambda n, m=res.model_id, col=col: f"ScenariosCalc!{col}{where[m, n]}",
+                          Cell(ws.title, ws.cell(row=r, column=c).coordinate, res.model_id, q,
+                               tuple(sorted(_sets(changes).items()))), cells)
         top += len(results) + 4
     for c in range(1, len(PRESETS) + 2):
         ws.cell(row=FIRST_CHOICE_ROW - 1, column=c).alignment = WRAP

@@ -2,9 +2,13 @@
 model's cost sheet (Compare and Sweeps: xlsx_compare.py)."""
 from __future__ import annotations
 
+from dataclasses import replace
+
+from openpyxl.comments import Comment
+
 from ..evaluate import Result
 from ..ledger import Ledger
-from ..units import excel_format
+from ..units import SUMMARY_FORMATS, VIEW_LABELS, excel_format
 from .xlsx_layout import (
     FORMULA_FILL,
     TITLE_FONT,
@@ -32,22 +36,61 @@ def names_for(ledger: Ledger, res: Result) -> dict[str, str]:
     return {n: f"{sheet}!{n}" for n in local}
 
 
+UNGUARDED = {"gpu_count", "params_total", "params_active", "weight_bytes", "kv_bytes_per_token",
+             "gpus_for_weights"}
+
+
+def view_label(ledger: Ledger, q: str) -> str:
+    return VIEW_LABELS[q][0] if q in VIEW_LABELS else f"{q} ({ledger.any_form(q).unit})"
+
+
+def guard_of(q: str) -> str:
+    """The quantity that is 0 when `q` has no meaning (the model does not fit)."""
+    if q in UNGUARDED:
+        return ""
+    return "offline_concurrency" if q.startswith("offline_") else "max_concurrency"
+
+
+def view_cell(ws, r: int, c: int, ledger: Ledger, q: str, ref_of, cell: Cell,
+              cells: list[Cell]) -> None:
+    """A cell of a view: the quantity (scaled to its display unit), or "does not fit" where the
+    model cannot run; the header's note says what it is."""
+    _, shown, factor = VIEW_LABELS.get(q, (q, ledger.any_form(q).unit, 1))
+    value = ref_of(q) + (f"*{factor}" if factor != 1 else "")
+    guard = guard_of(q)
+    formula = f'=IF({ref_of(guard)}>0, {value}, "does not fit")' if guard else "=" + value
+    form = ledger.any_form(q)
+    put(ws, r, c, formula, fill=FORMULA_FILL,
+        number_format=SUMMARY_FORMATS.get(shown, excel_format(shown, form.integer)))
+    cells.append(replace(cell, scale=factor, guard=guard))
+
+
+def header_notes(ws, row: int, ledger: Ledger, quantities: list[str], first_col: int) -> None:
+    """Readable headers; each note names the ledger quantity and says what it is."""
+    for c, q in enumerate(quantities, start=first_col):
+        form = ledger.any_form(q)
+        cell = ws.cell(row=row, column=c)
+        cell.value = view_label(ledger, q)
+        cell.alignment = WRAP
+        cell.comment = Comment(f"{q} ({form.unit}): {form.description}", "ledgerbuild")
+
+
 def write_summary(wb, ledger: Ledger, results: list[Result], cells: list[Cell]) -> None:
     ws = wb.create_sheet("Summary", 1)
     text(ws, 1, 1, "All models under the scenario on the Inputs sheet (live)", font=TITLE_FONT)
     header(ws, 3, ["model"] + SUMMARY)
-    for c in range(1, len(SUMMARY) + 2):
-        ws.cell(row=3, column=c).alignment = WRAP
-    ws.row_dimensions[3].height = 30
-    text(ws, 2, 1, "params in B (1e9), bytes in GB (1e9 bytes); 'does not fit': no request's KV "
-                   "fits beside the weights on gpu_count GPUs")
+    header_notes(ws, 3, ledger, SUMMARY, 2)
+    ws.row_dimensions[3].height = 45
+    text(ws, 2, 1, "GB = 1e9 bytes. 'does not fit': no request's KV fits beside the weights on "
+                   "the GPUs. Estimate: the calibrated time model (fitted to measured "
+                   "throughput, prefill charged); floor / ceiling: the roofline; 'lecture "
+                   "decode-only': the lecture's serving table (prefill not charged).")
     for r, res in enumerate(results, start=4):
         text(ws, r, 1, res.model_id)
         names = names_for(ledger, res)
         for c, q in enumerate(SUMMARY, start=2):
-            form = ledger.any_form(q)
-            put(ws, r, c, "=" + names[q], fill=FORMULA_FILL,
-                number_format=excel_format(form.unit, form.integer, scaled=q != "kv_bytes_per_token"))
-            cells.append(Cell(ws.title, ws.cell(row=r, column=c).coordinate, res.model_id, q))
+            view_cell(ws, r, c, ledger, q, lambda n, names=names: names[n],
+                      Cell(ws.title, ws.cell(row=r, column=c).coordinate, res.model_id, q),
+                      cells)
     widths(ws, {1: 24, **{c: 20 for c in range(2, len(SUMMARY) + 2)}})
     print_setup(ws)
