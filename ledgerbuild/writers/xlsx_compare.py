@@ -49,7 +49,7 @@ def write_compare_calc(wb, ledger: Ledger, results: list[Result], gpus: list[str
         row += len(rows)
     ws.freeze_panes = ws.cell(row=GPU_ROW + 1, column=FIRST_COL)
     widths(ws, {**CALC_WIDTHS, **{c: 14 for c in range(FIRST_COL, FIRST_COL + len(gpus))}})
-    print_setup(ws)
+    print_setup(ws, header_rows=f"{GPU_ROW}:{GPU_ROW}")
     return where
 
 

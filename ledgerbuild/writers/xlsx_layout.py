@@ -5,6 +5,7 @@ writes a string cell, so a name starting with =, +, - or @ never becomes a formu
 """
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Mapping
 from copy import copy
@@ -112,9 +113,23 @@ def widths(ws, cols: Mapping[int, float]) -> None:
         ws.column_dimensions[get_column_letter(col)].width = w
 
 
-def print_setup(ws, landscape: bool = True) -> None:
+def print_setup(ws, landscape: bool = True, header_rows: str | None = None,
+                scenario: str = "") -> None:
+    """Landscape, fit to width, header rows repeated on every page, the sheet and scenario in
+    the page header, page x of y and the build date in the footer."""
     ws.page_setup.orientation = "landscape" if landscape else "portrait"
     ws.page_setup.fitToWidth = 1
     ws.page_setup.fitToHeight = 0
     ws.sheet_properties.pageSetUpPr.fitToPage = True
     ws.print_options.gridLines = False
+    if header_rows:
+        ws.print_title_rows = header_rows
+    ws.oddHeader.left.text = f"ledgerbuild - {_page_text(ws.title)}"
+    ws.oddHeader.right.text = _page_text(scenario)
+    ws.oddFooter.left.text = f"built {datetime.date.today().isoformat()}"
+    ws.oddFooter.right.text = "page &P of &N"
+
+
+def _page_text(value: str) -> str:
+    """Header/footer text is a format string in Excel: '&' starts a code."""
+    return value.replace("&", "&&")[:120]

@@ -123,4 +123,4 @@ def write_scenarios(wb, ledger: Ledger, results: list[Result], names_for, n_rows
     widths(calc, {1: 24, 2: 36, 3: 12, **{c: 14 for c in range(FIRST_COL,
                                                                 FIRST_COL + len(PRESETS))}})
     print_setup(ws)
-    print_setup(calc)
+    print_setup(calc, header_rows="3:3")

@@ -76,7 +76,7 @@ def write_table(wb, table: str, rows: list) -> None:
         define_range(wb, f"{table}_{col}", ws, c, 2, len(rows) + 1)
     widths(ws, {c: max(12, min(60, len(col) + 4)) for c, col in enumerate(cols, start=1)})
     widths(ws, {1: 18, 2: 34})
-    print_setup(ws)
+    print_setup(ws, header_rows="1:1")
 
 
 def lookup_formula(inp: Input, key_text: str, qualifier_text: str | None = None) -> str:

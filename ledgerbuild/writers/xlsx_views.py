@@ -29,6 +29,13 @@ SUMMARY = ["gpu_count", "params_total", "params_active", "weight_bytes", "kv_byt
            "usd_per_million_output_tokens"]
 
 
+def scenario_line(res: Result) -> str:
+    """The scenario the workbook was built with, for page headers."""
+    k = res.keys
+    return (f"built for {k['gpu']}, weights {k['weight_dtype']}, KV {k['kv_dtype']}, "
+            f"{k['workload']}, engine {k['serving_engine']}, time model {k['time_model']}")
+
+
 def names_for(ledger: Ledger, res: Result) -> dict[str, str]:
     """Symbol -> text: the model's names qualified by its sheet; workbook names as they are."""
     sheet = quote(res.model_id[:31])
@@ -93,4 +100,5 @@ def write_summary(wb, ledger: Ledger, results: list[Result], cells: list[Cell]) 
                       Cell(ws.title, ws.cell(row=r, column=c).coordinate, res.model_id, q),
                       cells)
     widths(ws, {1: 24, **{c: 20 for c in range(2, len(SUMMARY) + 2)}})
-    print_setup(ws)
+    print_setup(ws, header_rows="3:3", scenario=scenario_line(results[0]))
+    ws.page_setup.fitToHeight = 1  # the Summary prints on one page
