@@ -77,7 +77,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "ledger.xlsx"
         xlsx = whole_process(["xlsx", "--models", "all", "-o", str(path)], runs=5)
-        print(f"xlsx --models all (24 models, 13 GPUs): median {xlsx:.2f} s per process "
+        print(f"xlsx --models all (26 models, 16 GPUs): median {xlsx:.2f} s per process "
               f"(5 runs; target < 2 s); {path.stat().st_size / 1e6:.2f} MB (target < 2 MB)")
 
 
