@@ -74,3 +74,26 @@ def test_no_formula_over_500_characters(workbook):
 def test_dropdowns_refuse_unknown_ids(workbook):
     validations = workbook["Inputs"].data_validations.dataValidation
     assert validations and all(dv.showErrorMessage for dv in validations)
+
+
+def test_long_ids_sharing_31_characters_get_their_own_sheets(tmp_path):
+    """Issue 17: two ids equal in their first 31 characters (Excel's sheet-title limit) must
+    not read each other's sheet: a 2-layer and a 4-layer model."""
+    base = yaml.safe_load(catalog.model_paths()["llama-3.2-1b"].read_text())
+    paths = []
+    for layers, tail in ((2, "a"), (4, "b")):
+        mid = "x" * 31 + tail
+        entry = {**base, "id": mid, "config": {**base["config"], "num_hidden_layers": layers}}
+        path = tmp_path / f"{mid}.yaml"
+        path.write_text(yaml.safe_dump(entry))
+        paths.append(str(path))
+    wb, _, results = build_workbook(",".join(paths), "h100-sxm", {})
+    out = tmp_path / "long.xlsx"
+    save_atomically(wb, out)
+    summary = openpyxl.load_workbook(out)["Summary"]
+    refs = [summary.cell(row=r, column=3).value for r in (4, 5)]  # params_total
+    sheets = [ref.split("!")[0].lstrip("=").strip("'") for ref in refs]
+    assert sheets[0] != sheets[1]
+    book = openpyxl.load_workbook(out)
+    for sheet, res in zip(sheets, results, strict=True):
+        assert book[sheet]["B3"].value == res.model_id

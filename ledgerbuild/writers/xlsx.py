@@ -19,8 +19,8 @@ from ..files import atomic_save
 from .xlsx_compare import write_compare, write_compare_calc, write_sweeps
 from .xlsx_models import Cell, write_model_sheet, write_models_table
 from .xlsx_scenarios import write_scenarios
-from .xlsx_tables import write_about, write_inputs, write_table
-from .xlsx_views import names_for, write_summary
+from .xlsx_tables import TABLE_SHEETS, write_about, write_inputs, write_table
+from .xlsx_views import names_in, sheet_titles, write_summary
 
 
 def select(spec: str, valid: dict, what: str) -> list[str]:
@@ -73,7 +73,11 @@ def build_workbook(model_spec: str, gpu_spec: str, sets: dict, progress: bool = 
     for t in ("dtypes", "workloads", "time_models", "engines", "training_recipes"):
         rows[t] = list(catalog.table(t).values())
     write_inputs(wb, ledger, results[0], {t: len(r) for t, r in rows.items()})
-    write_summary(wb, ledger, results, cells)
+    fixed = ["About", "Inputs", "Summary", "Compare", "Scenarios", "Sweeps", "SweepsCalc",
+             "ScenariosCalc", "CompareCalc", "Models", *TABLE_SHEETS.values()]
+    titles = sheet_titles([r.model_id for r in results], set(fixed))
+    names_for = names_in(titles)
+    write_summary(wb, ledger, results, names_for, cells)
     by_id = {r.model_id: r for r in results}
     sweep_id = sweep_model or (SWEEP_DEFAULT if SWEEP_DEFAULT in by_id else results[0].model_id)
     if sweep_id not in by_id:
@@ -81,7 +85,7 @@ def build_workbook(model_spec: str, gpu_spec: str, sets: dict, progress: bool = 
                           f"valid: {', '.join(by_id)}")
     write_sweeps(wb, ledger, by_id[sweep_id], names_for(ledger, by_id[sweep_id]), cells)
     for res in _progress(results, progress, "writing sheets"):
-        write_model_sheet(wb, ledger, res, cells)
+        write_model_sheet(wb, ledger, res, titles[res.model_id], cells)
     write_scenarios(wb, ledger, results, names_for, {t: len(r) for t, r in rows.items()}, cells)
     where = write_compare_calc(wb, ledger, results, gpu_ids, names_for, cells)
     write_compare(wb, ledger, results, gpu_ids, where, cells)

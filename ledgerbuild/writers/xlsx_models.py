@@ -71,8 +71,8 @@ def write_models_table(wb, ledger: Ledger, results: list[Result]) -> None:
     print_setup(ws)
 
 
-def write_model_sheet(wb, ledger: Ledger, res: Result, cells: list[Cell]) -> None:
-    ws = wb.create_sheet(res.model_id[:31])
+def write_model_sheet(wb, ledger: Ledger, res: Result, title: str, cells: list[Cell]) -> None:
+    ws = wb.create_sheet(title)
     widths(ws, COLUMNS)
     text(ws, 1, 1, f"{res.model_name} ({res.model_id})", font=TITLE_FONT)
     text(ws, 2, 1, f"Variants: {', '.join(sorted(res.tags))}. Scenario on the Inputs sheet; "

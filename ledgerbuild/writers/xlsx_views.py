@@ -36,11 +36,28 @@ def scenario_line(res: Result) -> str:
             f"{k['workload']}, engine {k['serving_engine']}, time model {k['time_model']}")
 
 
-def names_for(ledger: Ledger, res: Result) -> dict[str, str]:
-    """Symbol -> text: the model's names qualified by its sheet; workbook names as they are."""
-    sheet = quote(res.model_id[:31])
-    local = {q.name for q in res.quantities} | {i.name for i in ledger.inputs_of("model")}
-    return {n: f"{sheet}!{n}" for n in local}
+def sheet_titles(model_ids: list[str], taken: set[str]) -> dict[str, str]:
+    """A unique sheet title per model (Excel: 31 characters, case-insensitive, not a fixed
+    sheet's name): the id, cut and numbered (~2, ~3) where it would clash."""
+    used = {t.lower() for t in taken}
+    titles = {}
+    for mid in model_ids:
+        title, n = mid[:31], 1
+        while title.lower() in used:
+            n += 1
+            title = f"{mid[:31 - len(str(n)) - 1]}~{n}"
+        used.add(title.lower())
+        titles[mid] = title
+    return titles
+
+
+def names_in(titles: dict[str, str]):
+    """names_for(ledger, res): symbol -> text, the model's names qualified by its sheet."""
+    def names_for(ledger: Ledger, res: Result) -> dict[str, str]:
+        sheet = quote(titles[res.model_id])
+        local = {q.name for q in res.quantities} | {i.name for i in ledger.inputs_of("model")}
+        return {n: f"{sheet}!{n}" for n in local}
+    return names_for
 
 
 UNGUARDED = {"gpu_count", "params_total", "params_active", "weight_bytes", "kv_bytes_per_token",
@@ -82,7 +99,8 @@ def header_notes(ws, row: int, ledger: Ledger, quantities: list[str], first_col:
         cell.comment = Comment(f"{q} ({form.unit}): {form.description}", "ledgerbuild")
 
 
-def write_summary(wb, ledger: Ledger, results: list[Result], cells: list[Cell]) -> None:
+def write_summary(wb, ledger: Ledger, results: list[Result], names_for,
+                  cells: list[Cell]) -> None:
     ws = wb.create_sheet("Summary", 1)
     text(ws, 1, 1, "All models under the scenario on the Inputs sheet (live)", font=TITLE_FONT)
     header(ws, 3, ["model"] + SUMMARY)
