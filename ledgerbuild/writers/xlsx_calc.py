@@ -83,7 +83,11 @@ def _formula(ledger: Ledger, res: Result, name: str, expr, local: dict[str, str]
     if inp is not None and inp.kind == "lookup":
         key = bound.get(str(inp.key), str(inp.key))
         qualifier = bound.get(inp.qualifier, inp.qualifier) if inp.qualifier else None
-        return lookup_formula(inp, key, qualifier)
+        # where the column's choice is the Inputs sheet's, read the Inputs cell (a value typed
+        # over it there counts); else the table row of the column's choice
+        same = [f"{bound[k]}={k}" for k in (inp.key, inp.qualifier) if k and k in bound]
+        condition = same[0] if len(same) == 1 else f"AND({', '.join(same)})"
+        return f"=IF({condition}, {name}, {lookup_formula(inp, key, qualifier)[1:]})"
     if name in res.overridden:  # a what-if value set with --set stays that value everywhere
         return to_plain(res.values[name])
     return formula_template(expr).fill(

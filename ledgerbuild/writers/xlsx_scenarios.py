@@ -8,6 +8,7 @@ from __future__ import annotations
 from openpyxl.utils import column_index_from_string, get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 
+from .. import catalog
 from ..evaluate import Result
 from ..ledger import Ledger
 from .xlsx_calc import FIRST_COL, Variation, write_block
@@ -70,8 +71,12 @@ def _choice_cells(ws, ledger: Ledger, result: Result, n_rows: dict) -> dict[str,
 
 def _sets(changes: dict) -> dict[str, str]:
     """The scenario as --set values for the referee: its own choices (the rest follow the
-    Inputs sheet)."""
-    return {n: str(v) for n, v in changes.items()}
+    Inputs sheet); a workload of its own brings its token counts, whatever Inputs says."""
+    sets = {n: str(v) for n, v in changes.items()}
+    if "workload" in changes:
+        row = catalog.row("workloads", changes["workload"])
+        sets.update(prompt_tokens=str(row.prompt_tokens), output_tokens=str(row.output_tokens))
+    return sets
 
 
 def write_scenarios(wb, ledger: Ledger, results: list[Result], names_for, n_rows: dict,
