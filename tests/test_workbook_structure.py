@@ -97,3 +97,15 @@ def test_long_ids_sharing_31_characters_get_their_own_sheets(tmp_path):
     book = openpyxl.load_workbook(out)
     for sheet, res in zip(sheets, results, strict=True):
         assert book[sheet]["B3"].value == res.model_id
+
+
+def test_every_computed_sheet_has_a_check_cell_and_numbers_are_validated(workbook):
+    for ws in workbook.worksheets:
+        if ws.title in ("About", "GPUs", "Precisions", "Workloads", "TimeModels", "Engines",
+                        "Training"):
+            continue
+        checks = [c for c in ws[1] if isinstance(c.value, str) and "ISERROR" in c.value]
+        assert len(checks) == 1, ws.title
+    rules = {str(dv.sqref): (dv.type, dv.operator, dv.formula1)
+             for dv in workbook["Inputs"].data_validations.dataValidation if dv.type != "list"}
+    assert ("whole", "greaterThanOrEqual", "1") in rules.values()  # e.g. pipeline_parallel >= 1

@@ -17,6 +17,7 @@ from ..errors import LedgerError, close_matches
 from ..evaluate import Evaluator
 from ..files import atomic_save
 from .xlsx_compare import write_compare, write_compare_calc, write_sweeps
+from .xlsx_layout import check_cell
 from .xlsx_models import Cell, write_model_sheet, write_models_table
 from .xlsx_scenarios import write_scenarios
 from .xlsx_tables import TABLE_SHEETS, write_about, write_inputs, write_table
@@ -92,6 +93,9 @@ def build_workbook(model_spec: str, gpu_spec: str, sets: dict, progress: bool = 
     write_models_table(wb, ledger, results)
     for t, r in rows.items():
         write_table(wb, t, r)
+    for ws in wb.worksheets:
+        if ws.title not in ("About", *TABLE_SHEETS.values()):
+            check_cell(ws)
     return wb, cells, results
 
 

@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 from copy import copy
 
+from openpyxl.formatting.rule import FormulaRule
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.workbook.defined_name import DefinedName
@@ -133,3 +134,16 @@ def print_setup(ws, landscape: bool = True, header_rows: str | None = None,
 def _page_text(value: str) -> str:
     """Header/footer text is a format string in Excel: '&' starts a code."""
     return value.replace("&", "&&")[:120]
+
+
+ERROR_FILL = PatternFill("solid", fgColor="F4CCCC")  # red: something on the sheet is an error
+
+
+def check_cell(ws) -> None:
+    """A cell right of the sheet's used range that counts its error cells and turns red on any."""
+    used = f"$A$1:${get_column_letter(ws.max_column)}${ws.max_row}"
+    count = f"SUMPRODUCT(--ISERROR({used}))"
+    cell = ws.cell(row=1, column=ws.max_column + 2)
+    cell.value = f'=IF({count}=0, "check: no error cells", {count}&" error cells")'
+    ws.conditional_formatting.add(cell.coordinate,
+                                  FormulaRule(formula=[f"{count}>0"], fill=ERROR_FILL))

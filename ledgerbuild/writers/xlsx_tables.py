@@ -121,8 +121,9 @@ def write_inputs(wb, ledger: Ledger, result, n_rows: dict) -> None:
             put(ws, row, 2, excel_formula(inp.default), fill=LOOKUP_FILL,
                 number_format=excel_format(inp.unit))
         else:
-            put(ws, row, 2, to_plain(result.inputs[inp.name]), fill=INPUT_FILL,
-                number_format=excel_format(inp.unit, inp.integer))
+            cell = put(ws, row, 2, to_plain(result.inputs[inp.name]), fill=INPUT_FILL,
+                       number_format=excel_format(inp.unit, inp.integer))
+            _validate_number(ws, cell, inp)
         cell = ws.cell(row=row, column=2)
         cell.comment = Comment(f"{inp.description}\nSource: {inp.source}", "ledgerbuild")
         define(wb, ws, inp.name, row, 2, local=False)
@@ -133,6 +134,26 @@ def write_inputs(wb, ledger: Ledger, result, n_rows: dict) -> None:
         fit_row(ws, row, {4: inp.description, 5: inp.source}, INPUT_COLUMNS)
         row += 1
     print_setup(ws)
+
+
+def _validate_number(ws, cell, inp: Input) -> None:
+    """Typed numbers stay in the ledger's declared range (no 0 GPUs, no negative price)."""
+    if inp.lo is None and inp.hi is None:
+        return
+    kind = "whole" if inp.integer else "decimal"
+    if inp.lo is not None and inp.hi is not None:
+        dv = DataValidation(type=kind, operator="between", formula1=str(inp.lo),
+                            formula2=str(inp.hi), showErrorMessage=True)
+        rule = f"between {inp.lo} and {inp.hi}"
+    else:
+        bound = inp.lo if inp.lo is not None else inp.hi
+        dv = DataValidation(type=kind, operator="greaterThanOrEqual" if inp.lo is not None
+                            else "lessThanOrEqual", formula1=str(bound), showErrorMessage=True)
+        rule = (">= " if inp.lo is not None else "<= ") + str(bound)
+    dv.error, dv.errorTitle = f"{inp.name}: {'a whole number ' if inp.integer else ''}{rule}", \
+        "Out of range"
+    ws.add_data_validation(dv)
+    dv.add(cell)
 
 
 def write_about(wb, models: list[str], result) -> None:
