@@ -10,6 +10,7 @@ need_apt=()
   || need_apt+=(libreoffice-calc-nogui python3-uno)
 command -v pdflatex >/dev/null \
   || need_apt+=(texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern)
+command -v pdftoppm >/dev/null || need_apt+=(poppler-utils)  # rendering the workbook to PNG
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "installing system packages: ${need_apt[*]}"
   $SUDO apt-get update -qq

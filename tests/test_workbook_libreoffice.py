@@ -13,6 +13,7 @@ import math
 import os
 import shutil
 import subprocess
+import sys
 
 import openpyxl
 import pytest
@@ -144,3 +145,17 @@ def test_charts_reference_formula_cells(recalculated):
             ws = wb[sheet.strip("'")]
             for row in ws[f"{first[0]}{int(first[1:]) + 1}:{last}"]:
                 assert str(row[0].value).startswith("="), ref
+
+
+def test_summary_and_a_model_sheet_render_as_a_reader_sees_them(recalculated, tmp_path):
+    """LibreOffice -> PDF -> pdftoppm (scripts/render_workbook.py, which made the README's
+    pictures): the Summary and the llama-3-8b sheet print, with their page headers."""
+    if shutil.which("pdftoppm") is None:
+        pytest.fail("poppler-utils is not installed (the README's test command installs it)")
+    _, _, _, tmp, _ = recalculated
+    script = os.path.join(os.path.dirname(__file__), "..", "scripts", "render_workbook.py")
+    run = subprocess.run([sys.executable, script, str(tmp / "ledger.xlsx"), str(tmp_path),
+                          "Summary", "llama-3-8b"], capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr[-2000:]
+    for name in ("Summary", "llama-3-8b"):
+        assert (tmp_path / f"{name}.png").stat().st_size > 20_000

@@ -23,6 +23,7 @@ HEADER_FONT = Font(bold=True, color="FFFFFF")
 TITLE_FONT = Font(bold=True, size=14)
 SECTION_FONT = Font(bold=True, size=12, color="1F4E78")
 WRAP = Alignment(wrap_text=True, vertical="top")
+RIGHT = Alignment(horizontal="right")  # numbers and "does not fit" line up
 
 _CELL_LIKE = re.compile(r"^([A-Za-z]{1,3}\d+|[RrCc]\d*|[Rr]\d*[Cc]\d*)$")
 

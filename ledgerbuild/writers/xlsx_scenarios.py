@@ -113,6 +113,9 @@ def write_scenarios(wb, ledger: Ledger, results: list[Result], names_for, n_rows
         text(ws, top, 1, f"{view_label(ledger, q)} - {ledger.any_form(q).description}",
              font=TITLE_FONT)
         header(ws, top + 1, ["model"] + [name for name, _ in PRESETS])
+        for c in range(1, len(PRESETS) + 2):
+            ws.cell(row=top + 1, column=c).alignment = WRAP
+        ws.row_dimensions[top + 1].height = 30
         for r, res in enumerate(results, start=top + 2):
             text(ws, r, 1, res.model_id)
             for c, (_, changes) in enumerate(PRESETS, start=2):
@@ -124,7 +127,8 @@ def write_scenarios(wb, ledger: Ledger, results: list[Result], names_for, n_rows
         top += len(results) + 4
     for c in range(1, len(PRESETS) + 2):
         ws.cell(row=FIRST_CHOICE_ROW - 1, column=c).alignment = WRAP
-    widths(ws, {1: 30, **{c: 18 for c in range(2, len(PRESETS) + 2)}})
+    ws.row_dimensions[FIRST_CHOICE_ROW - 1].height = 30
+    widths(ws, {1: 30, **{c: 20 for c in range(2, len(PRESETS) + 2)}})
     widths(calc, {1: 24, 2: 36, 3: 12, **{c: 14 for c in range(FIRST_COL,
                                                                 FIRST_COL + len(PRESETS))}})
     print_setup(ws)

@@ -11,6 +11,7 @@ from ..ledger import Ledger
 from ..units import SUMMARY_FORMATS, VIEW_LABELS, excel_format
 from .xlsx_layout import (
     FORMULA_FILL,
+    RIGHT,
     TITLE_FONT,
     WRAP,
     header,
@@ -84,7 +85,7 @@ def view_cell(ws, r: int, c: int, ledger: Ledger, q: str, ref_of, cell: Cell,
     guard = guard_of(q)
     formula = f'=IF({ref_of(guard)}>0, {value}, "does not fit")' if guard else "=" + value
     form = ledger.any_form(q)
-    put(ws, r, c, formula, fill=FORMULA_FILL,
+    put(ws, r, c, formula, fill=FORMULA_FILL, alignment=RIGHT,
         number_format=SUMMARY_FORMATS.get(shown, excel_format(shown, form.integer)))
     cells.append(replace(cell, scale=factor, guard=guard))
 
