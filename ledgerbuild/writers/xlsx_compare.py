@@ -86,6 +86,10 @@ SWEEPS = [  # (varied name, values, fixed names, columns, note)
                                       "flops_per_token"], "Context sweep: one request of S tokens."),
     ("prompt_tokens", CONTEXTS, {"output_tokens": "0"}, ["max_concurrency"],
      "Prompt sweep (no output tokens): requests whose KV fits."),
+    ("prompt_tokens", CONTEXTS, {}, ["offline_usd_per_million_output_tokens",
+                                     "offline_throughput_tokens_per_s"],
+     "Cost against context: every request's prompt length (output tokens from the Inputs "
+     "sheet; $0 / 'does not fit' where no request fits)."),
 ]
 
 
@@ -123,11 +127,13 @@ def write_sweeps(wb, ledger: Ledger, res: Result, names: dict[str, str],
         calc_row += len(rows) + 3
     widths(ws, {c: 26 for c in range(1, 5)})
     widths(calc, {**CALC_WIDTHS, **{c: 14 for c in range(FIRST_COL, FIRST_COL + 9)}})
-    (b_first, b_last), (c_first, c_last) = spans[0], spans[1]
+    (b_first, b_last), (c_first, c_last), (p_first, p_last) = spans[0], spans[1], spans[3]
     _chart(ws, "Throughput vs batch", "batch (requests)", "tokens/s", 2, b_first, b_last, "F4")
     _chart(ws, "USD per million output tokens vs batch", "batch (requests)", "USD", 4, b_first,
            b_last, "F20")
     _chart(ws, "KV bytes vs context", "context (tokens)", "bytes", 2, c_first, c_last, "F36")
+    _chart(ws, "USD per million output tokens vs prompt length (estimate)", "prompt (tokens)",
+           "USD", 2, p_first, p_last, "F52")
     print_setup(ws)
     print_setup(calc)
 
