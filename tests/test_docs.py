@@ -60,6 +60,8 @@ def test_every_tex_compiles(docs_dir):
         code, log = _compile(tex)
         assert code == 0, (tex.name, log[-2000:])
         assert (tex.with_suffix(".pdf")).stat().st_size > 10_000
+        # nothing runs past the margin (issue 15): equations scale to the line, text breaks
+        assert "Overfull \\hbox" not in log, (tex.name, log[log.find("Overfull"):][:400])
 
 
 def test_every_markdown_math_span_converts_to_mathml(docs_dir):
