@@ -98,7 +98,8 @@ class Derivation:
 
 def derivation(ledger: Ledger, result: Result, q) -> Derivation:
     expr = for_model(q.expr, structural_zeros(result))
-    return Derivation(q.name, f"q-{q.name}", f"q:{label(result.model_id)}:{q.name}",
+    return Derivation(q.name, f"q-{label(result.model_id)}-{q.name}",
+                      f"q:{label(result.model_id)}:{q.name}",
                       tex_name(ledger, q.name), formula_tex(ledger, expr),
                       substituted_tex(expr, result), unit_tex(result.values[q.name], q.unit),
                       q.unit, q.description, q.source)
