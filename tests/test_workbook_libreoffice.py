@@ -136,8 +136,9 @@ def test_survives_libreoffice_resave(recalculated):
 def test_charts_reference_formula_cells(recalculated):
     wb = recalculated[0]
     charts = wb["Sweeps"]._charts
-    assert len(charts) == 3
+    assert len(charts) == 4  # throughput and cost vs batch, KV vs context, cost vs prompt
     for chart in charts:
+        assert chart.scatterStyle == "lineMarker"  # the element the schema requires
         for series in chart.series:
             ref = series.yVal.numRef.f
             sheet, rng = ref.split("!")

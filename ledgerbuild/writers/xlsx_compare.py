@@ -147,7 +147,7 @@ def _constant(value: str) -> Callable[[str], str]:
 
 
 def _chart(ws, title, x_title, y_title, y_col, first, last, anchor):
-    chart = ScatterChart()
+    chart = ScatterChart(scatterStyle="lineMarker")  # the schema requires the element
     chart.title, chart.style = title, 13
     chart.x_axis.title, chart.y_axis.title = x_title, y_title
     chart.x_axis.scaling.logBase = 2
