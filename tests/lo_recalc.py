@@ -48,27 +48,50 @@ def start_office():
     raise RuntimeError("LibreOffice did not start")
 
 
+FORMULA = 16  # com.sun.star.sheet.CellFlags.FORMULA
+ERROR = 4  # com.sun.star.sheet.FormulaResult.ERROR
+
+
 def scan_errors(doc):
+    """Error cells and the formula count, one query per sheet (not one call per cell)."""
     errors, formulas = [], 0
     for sheet in doc.Sheets:
-        cursor = sheet.createCursor()
-        cursor.gotoEndOfUsedArea(False)
-        rows, cols = cursor.RangeAddress.EndRow + 1, cursor.RangeAddress.EndColumn + 1
-        data = sheet.getCellRangeByPosition(0, 0, cols - 1, rows - 1)
-        for r in range(rows):
-            for c in range(cols):
-                cell = data.getCellByPosition(c, r)
-                if cell.getType().value == "FORMULA":
-                    formulas += 1
-                    if cell.getError():
-                        errors.append([sheet.Name, cell.AbsoluteName, cell.getError()])
+        for rng in sheet.queryContentCells(FORMULA).getRangeAddresses():
+            formulas += (rng.EndRow - rng.StartRow + 1) * (rng.EndColumn - rng.StartColumn + 1)
+        for rng in sheet.queryFormulaCells(ERROR).getRangeAddresses():
+            for r in range(rng.StartRow, rng.EndRow + 1):
+                for c in range(rng.StartColumn, rng.EndColumn + 1):
+                    cell = sheet.getCellByPosition(c, r)
+                    errors.append([sheet.Name, cell.AbsoluteName, cell.getError()])
     return errors, formulas
 
 
-def _value(cell):
-    """A formula cell's number, or None where its result is text (FormulaResult.STRING = 2:
-    "does not fit"; a number format showing 0 as text stays a number, VALUE = 1)."""
-    return None if cell.FormulaResultType2 == 2 else cell.getValue()
+def read_values(doc, wanted):
+    """[sheet, "B7"] -> number, or None where the formula's result is text; one data array
+    per sheet."""
+    arrays = {}
+    for name in dict.fromkeys(sheet for sheet, _ in wanted):
+        sheet = doc.Sheets.getByName(name)
+        cursor = sheet.createCursor()
+        cursor.gotoEndOfUsedArea(False)
+        end = cursor.RangeAddress
+        arrays[name] = sheet.getCellRangeByPosition(0, 0, end.EndColumn, end.EndRow) \
+            .getDataArray()
+    out = []
+    for sheet, coord in wanted:
+        col, row = _split(coord)
+        value = arrays[sheet][row][col]
+        out.append(None if isinstance(value, str) else value)
+    return out
+
+
+def _split(coord):
+    """'AB12' -> (column index, row index), zero-based."""
+    letters = "".join(ch for ch in coord if ch.isalpha())
+    col = 0
+    for ch in letters:
+        col = col * 26 + ord(ch.upper()) - 64
+    return col - 1, int(coord[len(letters):]) - 1
 
 
 def main():
@@ -87,8 +110,7 @@ def main():
                 else:
                     cell.setValue(value)
             doc.calculateAll()
-            values = [_value(doc.Sheets.getByName(s).getCellRangeByName(c))
-                      for s, c in req["read"]]
+            values = read_values(doc, req["read"])
             errors, formulas = scan_errors(doc)
             answer.append({"values": values, "errors": errors, "formulas": formulas})
         if req.get("resave"):
