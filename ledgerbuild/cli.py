@@ -102,7 +102,7 @@ def guarded(fn):
     return wrapper
 
 
-@app.command("list")
+@app.command("list", rich_help_panel="Ledger")
 @guarded
 def list_(what: str = typer.Argument(..., help="models | gpus | workloads | quantities | "
                                                 "dtypes | time_models | engines | "
@@ -110,7 +110,10 @@ def list_(what: str = typer.Argument(..., help="models | gpus | workloads | quan
           json_: bool = typer.Option(False, "--json", help="Print JSON for scripts.")):
     """List a catalog or the ledger's quantities.
 
-    Examples: `ledgerbuild list models`, `ledgerbuild list dtypes --json`
+    Examples:
+
+    * `ledgerbuild list models`
+    * `ledgerbuild list dtypes --json`
     """
     from .writers.terminal import LISTS, list_rows, show_list
 
@@ -123,7 +126,7 @@ def list_(what: str = typer.Argument(..., help="models | gpus | workloads | quan
         show_list(what, out)
 
 
-@app.command()
+@app.command(rich_help_panel="Ledger")
 @guarded
 def show(model: str = typer.Argument(..., help="Catalog id, model YAML path or HF config.json"),
          gpu: str | None = typer.Option(None, help="GPU id or GPU YAML path [h100-sxm]"),
@@ -138,8 +141,11 @@ def show(model: str = typer.Argument(..., help="Catalog id, model YAML path or H
          json_: bool = typer.Option(False, "--json", help="Print one JSON object.")):
     """Every quantity of one model for a scenario.
 
-    Examples: `ledgerbuild show llama-3-8b`, `ledgerbuild show llama-3-70b --gpus 8 --json`,
-    `ledgerbuild show llama-3-8b --set num_key_value_heads=32 --set prompt_tokens=4096`
+    Examples:
+
+    * `ledgerbuild show llama-3-8b`
+    * `ledgerbuild show llama-3-70b --gpus 8 --json`
+    * `ledgerbuild show llama-3-8b --set num_key_value_heads=32 --set prompt_tokens=4096`
     """
     from .evaluate import evaluate
     from .writers.terminal import show_json, show_table
@@ -154,7 +160,7 @@ def show(model: str = typer.Argument(..., help="Catalog id, model YAML path or H
         show_table(result, out)
 
 
-@app.command("import-config")
+@app.command("import-config", rich_help_panel="Ledger")
 @guarded
 def import_config(config: Path = typer.Argument(..., help="An HF config.json")):
     """Print a catalog YAML entry for a model from its HF config.json.
@@ -169,7 +175,7 @@ def import_config(config: Path = typer.Argument(..., help="An HF config.json")):
     sys.stdout.write(export_entry(entry))
 
 
-@app.command()
+@app.command(rich_help_panel="Outputs")
 @guarded
 def xlsx(models: str = typer.Option("all", help="all, or comma-separated ids / YAML paths"),
          gpu: str = typer.Option("all", "--gpu", help="GPUs of the GPU table and the Compare "
@@ -183,8 +189,10 @@ def xlsx(models: str = typer.Option("all", help="all, or comma-separated ids / Y
                                      help="Workbook path")):
     """Write the live-formula workbook (the main job).
 
-    Examples: `ledgerbuild xlsx --models all`, `ledgerbuild xlsx --models llama-3-8b,qwen2.5-7b
-    --gpu h100-sxm,a100-80gb-sxm --workload reasoning -o plan.xlsx`
+    Examples:
+
+    * `ledgerbuild xlsx --models all`
+    * `ledgerbuild xlsx --models llama-3-8b,qwen2.5-7b --gpu h100-sxm,l4 --workload reasoning -o p.xlsx`
     """
     from .writers.xlsx import write_workbook
 
@@ -206,7 +214,7 @@ def _formats(fmt: str) -> list[str]:
     return ["md", "tex"] if fmt == "all" else [fmt]
 
 
-@app.command()
+@app.command(rich_help_panel="Outputs")
 @guarded
 def docs(models: str = typer.Option("all", help="all, or comma-separated ids / YAML paths"),
          format_: str = typer.Option("all", "--format", help="md | tex | all"),
@@ -219,8 +227,11 @@ def docs(models: str = typer.Option("all", help="all, or comma-separated ids / Y
          plots: bool = typer.Option(True, "--plots/--no-plots", help="matplotlib SVG + PNG")):
     """Write derivations: one Markdown / LaTeX document per model and an index.
 
-    Examples: `ledgerbuild docs`, `ledgerbuild docs --models llama-3-8b --format tex -o paper/`,
-    `ledgerbuild docs --templates my-templates/ --no-plots`
+    Examples:
+
+    * `ledgerbuild docs`
+    * `ledgerbuild docs --models llama-3-8b --format tex -o paper/`
+    * `ledgerbuild docs --templates my-templates/ --no-plots`
     """
     from .writers.docs import write_docs
 
@@ -230,7 +241,7 @@ def docs(models: str = typer.Option("all", help="all, or comma-separated ids / Y
                          output, templates, plots, progress=sys.stderr.isatty()), highlight=False)
 
 
-@app.command()
+@app.command(rich_help_panel="Outputs")
 @guarded
 def derive(model: str = typer.Argument(..., help="Catalog id, model YAML or HF config.json"),
            quantity: str = typer.Argument(..., help="A quantity name (ledgerbuild list quantities)"),
@@ -239,8 +250,10 @@ def derive(model: str = typer.Argument(..., help="Catalog id, model YAML or HF c
            templates: Path | None = typer.Option(None, help="A folder of your own templates")):
     """Print one quantity's derivation as an embeddable snippet (stable anchor / label).
 
-    Examples: `ledgerbuild derive llama-3-8b kv_bytes_per_token`,
-    `ledgerbuild derive deepseek-v3 params_active --format tex`
+    Examples:
+
+    * `ledgerbuild derive llama-3-8b kv_bytes_per_token`
+    * `ledgerbuild derive deepseek-v3 params_active --format tex`
     """
     from .writers.docs import derive as derive_snippet
 
@@ -253,7 +266,7 @@ MEASURED_HELP = "Measurement file (YAML rows or CSV): model, gpu, precision, tp,
                 "tokens_per_s [the shipped TensorRT-LLM v0.17 table]"
 
 
-@app.command()
+@app.command(rich_help_panel="Ledger")
 @guarded
 def calibrate(measurements: Path | None = typer.Argument(None, help=MEASURED_HELP),
               output: Path = typer.Option(Path("build/calibrated.yaml"), "-o", "--output",
@@ -266,8 +279,10 @@ def calibrate(measurements: Path | None = typer.Argument(None, help=MEASURED_HEL
 
     Writes a time-model YAML usable as `--time-model FILE` and a per-row report (CSV).
 
-    Examples: `ledgerbuild calibrate my-cluster.csv -o my-cluster.yaml`,
-    `ledgerbuild show llama-3-70b --gpus 4 --time-model my-cluster.yaml`
+    Examples:
+
+    * `ledgerbuild calibrate my-cluster.csv -o my-cluster.yaml`
+    * `ledgerbuild show llama-3-70b --gpus 4 --time-model my-cluster.yaml`
     """
     from .writers.validation import summary
 
@@ -313,7 +328,7 @@ def _print_summary(s: dict, title: str) -> None:
                  else ""), highlight=False)
 
 
-@app.command()
+@app.command(rich_help_panel="Ledger")
 @guarded
 def validate(measurements: Path | None = typer.Argument(None, help=MEASURED_HELP),
              time_model: str = typer.Option("calibrated", help="Time-model id or YAML file"),
@@ -324,8 +339,11 @@ def validate(measurements: Path | None = typer.Argument(None, help=MEASURED_HELP
     """Put the ledger's offline throughput beside measurements: error table, ceiling breaks,
     a log-log plot.
 
-    Examples: `ledgerbuild validate`, `ledgerbuild validate my-cluster.csv --time-model
-    my-cluster.yaml`, `ledgerbuild validate --time-model roofline`
+    Examples:
+
+    * `ledgerbuild validate`
+    * `ledgerbuild validate my-cluster.csv --time-model my-cluster.yaml`
+    * `ledgerbuild validate --time-model roofline`
     """
     import json
 
@@ -357,5 +375,7 @@ def validate(measurements: Path | None = typer.Argument(None, help=MEASURED_HELP
 
 from . import cli_sim  # noqa: E402,F401  (registers sample, bpe, stream, tokens)
 
-if __name__ == "__main__":  # python -m ledgerbuild.cli
-    main()
+if __name__ == "__main__":  # python -m ledgerbuild.cli: run the imported module's app, on which
+    from ledgerbuild.cli import main as imported_main  # cli_sim registered its commands
+
+    imported_main()

@@ -14,7 +14,7 @@ from .cli import app, guarded, out
 from .errors import LedgerError
 
 sample_app = typer.Typer(no_args_is_help=True, help="The lecture's §7 sampling demos.")
-app.add_typer(sample_app, name="sample")
+app.add_typer(sample_app, name="sample", rich_help_panel="Simulations")
 
 
 def _print_rows(name: str, rows: list[dict], as_json: bool) -> None:
@@ -95,8 +95,8 @@ def sample_report(output: Path = typer.Option(Path("build/sampling.md"), "-o", "
 bpe_app = typer.Typer(no_args_is_help=True, help="Byte-level BPE (lecture §8.2-8.3).")
 stream_app = typer.Typer(no_args_is_help=True, help="Streaming detokenization and stop strings "
                                                      "(lecture §8.4-8.5).")
-app.add_typer(bpe_app, name="bpe")
-app.add_typer(stream_app, name="stream")
+app.add_typer(bpe_app, name="bpe", rich_help_panel="Simulations")
+app.add_typer(stream_app, name="stream", rich_help_panel="Simulations")
 
 
 def _read_text(path: Path) -> str:
@@ -197,7 +197,7 @@ def stream_demo(json_: bool = typer.Option(False, "--json")):
     _tables(DEMOS, ["detokenizers", "decode-work", "stop-strings"], json_)
 
 
-@app.command()
+@app.command(rich_help_panel="Simulations")
 @guarded
 def tokens(file: Path = typer.Argument(..., help="A UTF-8 text file"),
            tokenizers: str = typer.Option("gpt2,cl100k,o200k,llama3,qwen3,tekken",
@@ -225,7 +225,7 @@ def tokens(file: Path = typer.Argument(..., help="A UTF-8 text file"),
 numerics_app = typer.Typer(no_args_is_help=True,
                            help="Number formats at work: rounding, overflow, accumulation, "
                                 "block-scaled quantisation (seeds/002).")
-app.add_typer(numerics_app, name="numerics")
+app.add_typer(numerics_app, name="numerics", rich_help_panel="Simulations")
 
 
 @numerics_app.command("demo")

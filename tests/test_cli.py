@@ -223,3 +223,17 @@ def test_gpus_is_a_count_everywhere_and_old_xlsx_spelling_still_works(tmp_path):
     old = _main("xlsx", "--models", "llama-3-8b", "--gpus", "h100-sxm,l4", "-o",
                 str(tmp_path / "old.xlsx"))
     assert old.returncode == 0 and "now go to --gpu" in old.stderr
+
+
+def test_help_is_grouped_with_one_example_per_line_and_lists_never_cut_ids():
+    import os
+    import subprocess
+    import sys
+
+    top = _main("-h").stdout
+    assert all(panel in top for panel in ("Ledger", "Outputs", "Simulations"))
+    assert "• ledgerbuild show llama-3-8b" in _main("show", "-h").stdout  # one per line
+    listed = subprocess.run([sys.executable, "-m", "ledgerbuild.cli", "list", "gpus"],
+                            capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "COLUMNS": "80"}).stdout
+    assert "a100-80gb-sxm" in listed and "10000" in listed and "…" not in listed

@@ -68,7 +68,9 @@ def list_rows(what: str) -> list[dict]:
 # wide tables: the columns a terminal shows (--json prints every field)
 TERMINAL_COLUMNS = {"dtypes": ["id", "bits_per_element", "kind", "bits", "exponent_bits",
                                "mantissa_bits", "block_size", "scale_dtype", "max", "min_normal",
-                               "unit_roundoff", "math_bits"]}
+                               "unit_roundoff", "math_bits"],
+                    "gpus": ["id", "memory_gb", "hbm_bandwidth_tb_per_s", "bf16_dense_tflops",
+                             "fp8_dense_tflops", "fp4_dense_tflops", "interconnect_gb_per_s"]}
 
 
 def show_list(what: str, console: Console) -> None:
@@ -76,9 +78,10 @@ def show_list(what: str, console: Console) -> None:
     cols = TERMINAL_COLUMNS.get(what, list(rows[0]))
     table = Table(title=what + (" (every field: --json)" if what in TERMINAL_COLUMNS else ""),
                   title_justify="left")
-    for col in cols:
-        table.add_column(col.replace("_", " "), overflow="fold")
+    for col in cols:  # ids never wrap or cut; other columns fold rather than cut
+        table.add_column(col.replace("_", " "), overflow="fold", no_wrap=col == "id",
+                         min_width=max(len(str(r[col])) for r in rows) if col == "id" else None)
     for r in rows:
-        table.add_row(*("" if r[c] is None else f"{r[c]:.4g}" if isinstance(r[c], float)
+        table.add_row(*("" if r[c] is None else f"{r[c]:.6g}" if isinstance(r[c], float)
                         else str(r[c]) for c in cols))
     console.print(table)
