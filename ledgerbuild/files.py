@@ -1,28 +1,75 @@
 """Output files written atomically: a temporary file beside the target, renamed into place.
 
-A failed or interrupted run leaves the previous file (or none), never a half-written one.
+A failed or interrupted run leaves the previous file (or none), never a half-written one. The
+file gets the mode a plain `open()` would give it (0666 less the umask: 0644 under 022), not
+mkstemp's 0600. Temporary files are removed on an exception, on SIGTERM and SIGHUP (the
+handler removes them, then the signal takes its default course); a `kill -9` can leave one
+(`.<name>.<random>.tmp`), which the next write of the same file removes.
 """
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from .errors import LedgerError
 
+_PENDING: set[str] = set()  # temporary files of writes in progress
+_HANDLED = False
+
+
+def _file_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _on_signal(signum, frame) -> None:
+    for tmp in list(_PENDING):
+        Path(tmp).unlink(missing_ok=True)
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def _install_handlers() -> None:
+    global _HANDLED
+    if _HANDLED:
+        return
+    _HANDLED = True
+    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is not None and signal.getsignal(sig) in (signal.SIG_DFL, None):
+            try:
+                signal.signal(sig, _on_signal)
+            except ValueError:  # not the main thread: leave the default
+                pass
+
+
+def _remove_stale(path: Path) -> None:
+    """Temporary files a killed run left beside `path`."""
+    for stale in path.parent.glob(f".{path.name}.*.tmp"):
+        if str(stale) not in _PENDING:
+            stale.unlink(missing_ok=True)
+
 
 def atomic_save(path: Path, save: Callable[[str], object]) -> None:
     """Call save(temporary path), then rename the result onto `path`."""
     path = Path(path)
+    _install_handlers()
+    _remove_stale(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     os.close(fd)
+    _PENDING.add(tmp)
     try:
         save(tmp)
+        os.chmod(tmp, _file_mode())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    finally:
+        _PENDING.discard(tmp)
 
 
 def write_output(path: Path, save: Callable[[str], object]) -> None:

@@ -237,3 +237,22 @@ def test_help_is_grouped_with_one_example_per_line_and_lists_never_cut_ids():
                             capture_output=True, text=True, timeout=60,
                             env={**os.environ, "COLUMNS": "80"}).stdout
     assert "a100-80gb-sxm" in listed and "10000" in listed and "…" not in listed
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_outputs_follow_the_umask_and_stale_temporaries_are_removed(tmp_path, umask, mode):
+    """Issue 17: mkstemp's 0600 no longer leaks into outputs; a killed run's temporary file
+    beside the target is removed by the next write of it."""
+    import os
+    stale = tmp_path / ".plan.xlsx.abc123.tmp"
+    stale.write_text("half a workbook")
+    old = os.umask(umask)
+    try:
+        assert run("xlsx", "--models", "llama-3.2-1b", "--gpu", "h100-sxm", "-o",
+                   str(tmp_path / "plan.xlsx")).exit_code == 0
+        assert run("numerics", "report", "-o", str(tmp_path / "n.md")).exit_code == 0
+    finally:
+        os.umask(old)
+    for name in ("plan.xlsx", "n.md", "n.png"):
+        assert (tmp_path / name).stat().st_mode & 0o777 == mode, name
+    assert not stale.exists()

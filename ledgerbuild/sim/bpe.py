@@ -17,6 +17,8 @@ from pathlib import Path
 
 import regex
 
+from ..files import write_text
+
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 _SPLIT = regex.compile(GPT2_PATTERN)
 
@@ -66,7 +68,7 @@ class Tokenizer:
         return b"".join(self.vocab[i] for i in ids).decode("utf-8", errors="replace")
 
     def save(self, path) -> None:
-        Path(path).write_text(json.dumps({"merges": [[a.hex(), b.hex()] for a, b in self.merges]}))
+        write_text(Path(path), json.dumps({"merges": [[a.hex(), b.hex()] for a, b in self.merges]}))
 
     @classmethod
     def load(cls, path) -> Tokenizer:

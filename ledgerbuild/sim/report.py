@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..files import write_output, write_text
+
 
 def markdown_table(rows: list[dict]) -> str:
     head = "| " + " | ".join(rows[0]) + " |\n| " + " | ".join("---" for _ in rows[0]) + " |\n"
@@ -23,7 +25,7 @@ def _figure(draw: Callable, path: Path, size=(8, 4)) -> None:
     draw(ax)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    write_output(path, lambda tmp: fig.savefig(tmp, dpi=90, format="png"))
     plt.close(fig)
 
 
@@ -57,14 +59,13 @@ def _cell(value):
 
 def write_report(path: Path, title: str, intro: str, demos: dict, draw: Callable) -> str:
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     image = path.with_suffix(".png")
     _figure(draw, image)
     parts = [f"# {title}\n", intro + "\n", f"![plot]({image.name})\n"]
     for name, demo in demos.items():
         rows = [{k: _cell(v) for k, v in r.items()} for r in demo()]
         parts.append(f"## {name}\n\n{(demo.__doc__ or '').strip()}\n\n{markdown_table(rows)}")
-    path.write_text("\n".join(parts), encoding="utf-8")
+    write_text(path, "\n".join(parts))
     return f"wrote {path} and {image}"
 
 

@@ -8,8 +8,6 @@ fragment, and every catalog string through `tex_escape`. Files are written atomi
 """
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -21,6 +19,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from .. import catalog
 from ..errors import LedgerError, close_matches
 from ..evaluate import Evaluator, Result, gpu_count_text, time_model_text, to_plain
+from ..files import write_text
 from ..ledger import Ledger
 from ..printers.latex import (
     for_model,
@@ -169,13 +168,6 @@ def index_row(result: Result) -> dict:
             "params": h("params_total", "params"), "kv": h("kv_bytes_per_token", "bytes"),
             "concurrency": h("max_concurrency", "requests"), "tpot": h("tpot_s", "s"),
             "usd": h("usd_per_million_output_tokens", "USD")}
-
-
-def write_text(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 def prepare_folder(out: Path) -> None:

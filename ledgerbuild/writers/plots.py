@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..evaluate import Result, to_plain
+from ..files import atomic_save
 from ..sweeps import sweep
 
 CONTEXTS = np.array([2**i for i in range(8, 18)])  # 256 .. 128K
@@ -97,7 +98,11 @@ class ModelFigure:
     def save(self, out_dir: str, stem: str) -> list[str]:
         names = [f"{stem}.svg", f"{stem}.png"]
         for name in names:
-            self.fig.savefig(os.path.join(out_dir, name), dpi=80)
+            fmt = name.rsplit(".", 1)[1]
+
+            def save(tmp: str, fmt: str = fmt) -> None:
+                self.fig.savefig(tmp, dpi=80, format=fmt)
+            atomic_save(Path(out_dir) / name, save)
         return names
 
 
