@@ -256,3 +256,19 @@ def test_outputs_follow_the_umask_and_stale_temporaries_are_removed(tmp_path, um
     for name in ("plan.xlsx", "n.md", "n.png"):
         assert (tmp_path / name).stat().st_mode & 0o777 == mode, name
     assert not stale.exists()
+
+
+def test_models_take_folders_globs_and_all_plus_paths(tmp_path):
+    from ledgerbuild import catalog
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    for mid in ("llama-3.2-1b", "qwen2.5-0.5b"):
+        text = catalog.model_paths()[mid].read_text().replace(f"id: {mid}", f"id: my-{mid}")
+        (folder / f"my-{mid}.yaml").write_text(text)
+    for spec, count in ((str(folder), 2), (str(folder / "*.yaml"), 2),
+                        (f"all,{folder}", len(catalog.models()) + 2)):
+        out = tmp_path / "w.xlsx"
+        result = run("xlsx", "--models", spec, "--gpu", "h100-sxm", "-o", str(out))
+        assert result.exit_code == 0, result.output
+        assert openpyxl.load_workbook(out)["Summary"].max_row == 3 + count
+    assert "matches no file" in one_line_error(run("xlsx", "--models", str(tmp_path / "*.json")))

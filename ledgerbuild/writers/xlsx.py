@@ -7,6 +7,7 @@ interrupted run leaves the previous workbook intact.
 """
 from __future__ import annotations
 
+import glob
 import os
 from pathlib import Path
 
@@ -25,17 +26,34 @@ from .xlsx_views import names_in, sheet_titles, write_summary
 
 
 def select(spec: str, valid: dict, what: str) -> list[str]:
-    """'all' or comma-separated ids (or, for models, YAML/JSON paths)."""
-    if spec.strip() == "all":
-        return list(valid)
-    chosen = [s.strip() for s in spec.split(",") if s.strip()]
-    if not chosen:
+    """Comma-separated items: 'all' (the catalog), ids, or (models and GPUs) file paths, folders
+    of them and glob patterns (`models/*.yaml`); the order kept, repeats dropped."""
+    items = [s.strip() for s in spec.split(",") if s.strip()]
+    if not items:
         raise LedgerError(f"--{what}: no ids given")
-    for item in chosen:
-        if item not in valid and not Path(item).suffix:
+    chosen: list[str] = []
+    for item in items:
+        if item == "all":
+            chosen += list(valid)
+        elif item in valid:
+            chosen.append(item)
+        elif Path(item).is_dir():
+            found = sorted(str(p) for p in Path(item).iterdir()
+                           if p.suffix in (".yaml", ".yml", ".json"))
+            if not found:
+                raise LedgerError(f"--{what}: {item}: no .yaml or .json files in the folder")
+            chosen += found
+        elif any(ch in item for ch in "*?["):
+            found = sorted(glob.glob(item))
+            if not found:
+                raise LedgerError(f"--{what}: {item}: the pattern matches no file")
+            chosen += found
+        elif Path(item).suffix:
+            chosen.append(item)
+        else:
             raise LedgerError(f"--{what}: unknown id {item!r}{close_matches(item, valid)}; "
                               f"valid: {', '.join(valid)}")
-    return chosen
+    return list(dict.fromkeys(chosen))
 
 
 def check_output(path: Path) -> None:
