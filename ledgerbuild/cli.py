@@ -128,7 +128,8 @@ def list_(what: str = typer.Argument(..., help="models | gpus | workloads | quan
 
 @app.command(rich_help_panel="Ledger")
 @guarded
-def show(model: str = typer.Argument(..., help="Catalog id, model YAML path or HF config.json"),
+def show(models: list[str] = typer.Argument(..., help="Catalog ids, model YAML paths or HF "
+                                                     "config.json files (one or more)"),
          gpu: str | None = typer.Option(None, help="GPU id or GPU YAML path [h100-sxm]"),
          gpus: str | None = typer.Option(None, "--gpus", help=GPUS_HELP),
          workload: str | None = typer.Option(None, help="Workload id [chat]"),
@@ -138,25 +139,31 @@ def show(model: str = typer.Argument(..., help="Catalog id, model YAML path or H
                                               "| lecture [vllm]"),
          pp: int | None = typer.Option(None, "--pp", help="Pipeline-parallel stages [1]"),
          set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
-         json_: bool = typer.Option(False, "--json", help="Print one JSON object.")):
-    """Every quantity of one model for a scenario.
+         json_: bool = typer.Option(False, "--json", help="Print one JSON document: an object "
+                                    "for one model, an array for several.")):
+    """Every quantity of one or more models for a scenario.
 
     Examples:
 
     * `ledgerbuild show llama-3-8b`
     * `ledgerbuild show llama-3-70b --gpus 8 --json`
+    * `ledgerbuild show llama-3-8b qwen3-8b --json`
     * `ledgerbuild show llama-3-8b --set num_key_value_heads=32 --set prompt_tokens=4096`
     """
-    from .evaluate import evaluate
-    from .writers.terminal import show_json, show_table
+    import json
 
-    result = evaluate(model, _sets(set_, gpu=gpu, gpu_count_setting=gpu_count_setting(gpus),
-                                   workload=workload,
-                                   time_model=time_model, serving_engine=engine,
-                                   pipeline_parallel=pp))
+    from .evaluate import Evaluator
+    from .writers.terminal import show_table
+
+    evaluator = Evaluator(_sets(set_, gpu=gpu, gpu_count_setting=gpu_count_setting(gpus),
+                                workload=workload, time_model=time_model,
+                                serving_engine=engine, pipeline_parallel=pp))
+    results = [evaluator.evaluate(m) for m in models]  # every model checked before printing
     if json_:
-        sys.stdout.write(show_json(result) + "\n")
-    else:
+        docs = [r.as_json() for r in results]
+        sys.stdout.write(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2) + "\n")
+        return
+    for result in results:
         show_table(result, out)
 
 

@@ -196,7 +196,7 @@ def _main(*args):
 
 @pytest.mark.parametrize("args, needle", [
     (["show", "llama-3-8b", "--bogus"], "No such option: --bogus"),
-    (["show"], "Missing argument 'model'"),
+    (["show"], "Missing argument 'models'"),
     (["frob"], "No such command 'frob'"),
     (["show", "llama-3-8b", "--gpus", "abc"], "--gpus"),
     (["show", "[/x]"], "unknown model '[/x]'"),  # rich markup in user text is data
@@ -213,7 +213,7 @@ def test_usage_and_input_errors_are_one_line_exit_2(args, needle):
 def test_version_and_short_help():
     from ledgerbuild import __version__
     assert _main("--version").stdout.strip() == f"ledgerbuild {__version__}"
-    assert "show [OPTIONS] {model}" in _main("show", "-h").stdout
+    assert "show [OPTIONS] {models}" in _main("show", "-h").stdout
 
 
 def test_gpus_is_a_count_everywhere_and_old_xlsx_spelling_still_works(tmp_path):
@@ -272,3 +272,11 @@ def test_models_take_folders_globs_and_all_plus_paths(tmp_path):
         assert result.exit_code == 0, result.output
         assert openpyxl.load_workbook(out)["Summary"].max_row == 3 + count
     assert "matches no file" in one_line_error(run("xlsx", "--models", str(tmp_path / "*.json")))
+
+
+def test_show_takes_several_models_as_one_json_array():
+    both = json.loads(run("show", "llama-3-8b", "qwen3-8b", "--json").output)
+    assert [d["model"] for d in both] == ["llama-3-8b", "qwen3-8b"]
+    assert both[0] == json.loads(run("show", "llama-3-8b", "--json").output)
+    bad = _main("show", "llama-3-8b", "nope-7b", "--json")
+    assert bad.returncode == 2 and bad.stdout == "" and "nope-7b" in bad.stderr
