@@ -6,7 +6,6 @@ sheet; the others are starting points to edit. Workings on ScenariosCalc (xlsx_c
 from __future__ import annotations
 
 from openpyxl.utils import column_index_from_string, get_column_letter
-from openpyxl.worksheet.datavalidation import DataValidation
 
 from .. import catalog
 from ..evaluate import Result
@@ -19,12 +18,11 @@ from .xlsx_layout import (
     header,
     print_setup,
     put,
-    quote,
     text,
     widths,
 )
 from .xlsx_models import Cell
-from .xlsx_tables import TABLE_SHEETS
+from .xlsx_tables import add_dropdown
 from .xlsx_views import view_cell, view_label
 
 CHOICES = ["gpu", "weight_dtype", "kv_dtype", "workload", "serving_engine", "time_model",
@@ -60,11 +58,7 @@ def _choice_cells(ws, ledger: Ledger, result: Result, n_rows: dict) -> dict[str,
                 put(ws, r, c, float(value), fill=INPUT_FILL)
         if inp.kind == "key":
             assert inp.table is not None
-            dv = DataValidation(type="list", allow_blank=False, showErrorMessage=True,
-                                formula1=f"{quote(TABLE_SHEETS[inp.table])}!$A$2:$A$"
-                                         f"{n_rows[inp.table] + 1}")
-            ws.add_data_validation(dv)
-            dv.add(f"B{r}:{get_column_letter(len(PRESETS) + 1)}{r}")
+            add_dropdown(ws, inp.table, n_rows, f"B{r}:{get_column_letter(len(PRESETS) + 1)}{r}")
         rows[name] = r
     return rows
 

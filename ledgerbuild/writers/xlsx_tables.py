@@ -108,12 +108,7 @@ def write_inputs(wb, ledger: Ledger, result, n_rows: dict) -> None:
             cell = put(ws, row, 2, f"={inp.default}", fill=INPUT_FILL) if follows \
                 else text(ws, row, 2, result.keys[inp.name], fill=INPUT_FILL)
             assert inp.table is not None
-            dv = DataValidation(type="list", allow_blank=False, showErrorMessage=True,
-                                formula1=f"{quote(TABLE_SHEETS[inp.table])}!$A$2:$A$"
-                                         f"{n_rows[inp.table] + 1}")
-            dv.error, dv.errorTitle = f"Pick a {inp.table[:-1]} from the list", "Unknown id"
-            ws.add_data_validation(dv)
-            dv.add(cell)
+            add_dropdown(ws, inp.table, n_rows, cell.coordinate)
         elif inp.kind == "lookup":
             put(ws, row, 2, lookup_formula(inp, str(inp.key)), fill=LOOKUP_FILL,
                 number_format=excel_format(inp.unit))
@@ -134,6 +129,15 @@ def write_inputs(wb, ledger: Ledger, result, n_rows: dict) -> None:
         fit_row(ws, row, {4: inp.description, 5: inp.source}, INPUT_COLUMNS)
         row += 1
     print_setup(ws)
+
+
+def add_dropdown(ws, table: str, n_rows: dict, cells: str) -> None:
+    """A list of the table's ids on `cells`; anything else typed there is refused."""
+    dv = DataValidation(type="list", allow_blank=False, showErrorMessage=True,
+                        formula1=f"{quote(TABLE_SHEETS[table])}!$A$2:$A${n_rows[table] + 1}")
+    dv.error, dv.errorTitle = f"Pick a {table[:-1]} from the list", "Unknown id"
+    ws.add_data_validation(dv)
+    dv.add(cells)
 
 
 def _validate_number(ws, cell, inp: Input) -> None:
