@@ -147,3 +147,11 @@ def test_template_folder_errors_are_one_line(tmp_path):
 def test_unknown_quantity_names_the_close_ones():
     result = runner.invoke(app, ["derive", "llama-3-8b", "param_total"])
     assert result.exit_code == 2 and "did you mean params_total" in result.output
+
+
+def test_large_results_carry_a_scaled_form_beside_the_exact_integer():
+    """Issue 15: 14,222,100,529,152 FLOP is also shown as about 14.22 TFLOP; 8.03 B params."""
+    md = runner.invoke(app, ["derive", "llama-3-8b", "flops_prefill"]).output
+    assert r"14{,}222{,}100{,}529{,}152\ \text{FLOP}\ (\approx 14.22\ \text{TFLOP})" in md
+    md = runner.invoke(app, ["derive", "llama-3-8b", "params_total"]).output
+    assert r"(\approx 8.03\ \text{B params})" in md  # lecture §3.1: 8.03 B

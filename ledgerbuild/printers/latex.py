@@ -74,7 +74,18 @@ def unit_tex(value, unit: str) -> str:
         text += rf"\ (= {tex_number(plain / 1e9)}\ \text{{GB}} = {tex_number(plain / 2**30)}\ \text{{GiB}})"
     elif unit == "s" and 0 < abs(plain) < 1:
         text += rf"\ (= {tex_number(plain * 1e3)}\ \text{{ms}})"
+    elif abs(plain) >= 1e6 and unit in SCALED:  # a scaled form beside the exact figure
+        power, name = next((p, n) for p, n in SCALED[unit] if abs(plain) >= 10 ** p)
+        text += rf"\ (\approx {plain / 10 ** power:.4g}\ \text{{{name}}})"
     return text
+
+
+_SI = [(18, "E"), (15, "P"), (12, "T"), (9, "G"), (6, "M")]
+SCALED = {"FLOP": [(p, f"{x}FLOP") for p, x in _SI],
+          "FLOP/s": [(p, f"{x}FLOP/s") for p, x in _SI],
+          "B/s": [(p, f"{x}B/s") for p, x in _SI],
+          "params": [(12, "T params"), (9, "B params"), (6, "M params")],  # B = billion
+          "tokens": [(9, "G tokens"), (6, "M tokens")]}
 
 
 # Model fields whose 0 switches a term off: a derivation drops the term for that model.
