@@ -267,6 +267,8 @@ def numerics_round(values: str = typer.Argument(..., help="Comma-separated numbe
         x = [float(v) for v in values.split(",") if v.strip()]
     except ValueError:
         raise LedgerError(f"values: not a comma-separated list of numbers: {values!r}") from None
+    if not x or not all(np.isfinite(x)):
+        raise LedgerError(f"values: give one or more finite numbers, got {values!r}")
     catalog.row("dtypes", dtype)
     if block_size is not None and block_size < 1:
         raise LedgerError(f"--block-size: must be >= 1, got {block_size}")

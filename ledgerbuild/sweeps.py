@@ -1,8 +1,7 @@
-"""Sweeps: the ledger's declarations over numpy arrays, and re-binding an input in a formula.
+"""Sweeps: the ledger's declarations over numpy arrays.
 
 Scope: `sweep` evaluates a quantity over models x GPUs x a grid of inputs (floats, not
-exact); `inline_dependents` substitutes the quantities that depend on chosen inputs so a
-writer can re-bind those inputs (another GPU's table row, a batch or context cell).
+exact). The workbook re-binds inputs on workings sheets instead (writers/xlsx_calc.py).
 Shortcut: each quantity form is lambdified once per process and evaluated in ledger order.
 """
 from __future__ import annotations
@@ -11,11 +10,10 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
-from sympy.functions.elementary.piecewise import ExprCondPair
 
 from . import catalog
 from .evaluate import Evaluator, lookup
-from .ledger import Ledger, Quantity, load_formulas
+from .ledger import Quantity, load_formulas
 
 _COMPILED: dict = {}  # id(quantity form) -> (argument names, numpy function)
 
@@ -84,42 +82,3 @@ def sweep(quantity: str, models: list[str], gpus: list[str], grid: dict[str, Any
         out["model"].append(np.full(n, model, dtype=object))
         out["gpu"].append(np.repeat(np.array(gpus, dtype=object), per_case))
     return {k: np.concatenate(v) for k, v in out.items()}
-
-
-def inline_dependents(ledger: Ledger, tags: frozenset, expr: sp.Expr, on: set[str]) -> sp.Expr:
-    """Inline the quantities that (transitively) depend on any input in `on`, so `on` can be
-    re-bound (a sweep variable, another GPU) while everything else stays a named reference."""
-    forms = {q.name: q.expr for q in ledger.quantities_for(tags)}
-    depends: dict[str, bool] = {}
-
-    def dep(name: str) -> bool:
-        if name not in depends:
-            depends[name] = name in on or (name in forms and any(
-                dep(s.name) for s in forms[name].free_symbols))
-        return depends[name]
-
-    for _ in range(100):
-        names = {s.name for s in expr.free_symbols if s.name in forms and s.name not in on
-                 and dep(s.name)}
-        if not names:
-            return expr
-        expr = substitute(expr, {sp.Symbol(n): forms[n] for n in names})
-    raise RuntimeError("quantity definitions are cyclic")
-
-
-def substitute(expr: sp.Basic, mapping: dict) -> sp.Basic:
-    """xreplace that rebuilds every node unevaluated: substitution only, no re-simplification
-    (sympy's Piecewise simplifies its conditions even under `evaluate(False)`)."""
-    if expr in mapping:
-        return mapping[expr]
-    if not expr.args:
-        return expr
-    args = [substitute(a, mapping) for a in expr.args]
-    if all(a is b for a, b in zip(args, expr.args, strict=False)):
-        return expr
-    if isinstance(expr, ExprCondPair):  # its constructor folds Piecewise conditions
-        return sp.Tuple.__new__(ExprCondPair, *args)
-    if isinstance(expr, sp.Piecewise):
-        return sp.Basic.__new__(sp.Piecewise, *args)
-    with sp.evaluate(False):
-        return expr.func(*args)

@@ -50,10 +50,8 @@ VIEW_LABELS = {
 }
 
 
-def excel_format(unit: str, integer: bool = False, scaled: bool = False) -> str:
-    """The Excel number format for a unit; `scaled` shows params in B and bytes in GB."""
-    if scaled and unit in SUMMARY_FORMATS:
-        return SUMMARY_FORMATS[unit]
+def excel_format(unit: str, integer: bool = False) -> str:
+    """The Excel number format for a unit (views for people use SUMMARY_FORMATS)."""
     if unit in EXCEL_FORMATS:
         return EXCEL_FORMATS[unit]
     return f'#,##0 "{unit}"' if integer else f'#,##0.0### "{unit}"'

@@ -145,6 +145,8 @@ def test_qlora_memory_is_the_4bit_base_plus_16_bytes_per_adapter_param():
     (["show", "llama-3-8b", "--set", "lora_rank=-1"], "lora_rank"),
     (["numerics", "round", "1,2", "--dtype", "nvfp4", "--block-size", "0"], "--block-size"),
     (["numerics", "demo", "nope"], "nope"),
+    (["numerics", "round", ","], "values"),
+    (["numerics", "round", "1e999"], "finite"),
 ])
 def test_bad_numerics_input_is_one_line_exit_2(args, names):
     result = run(*args)
