@@ -269,6 +269,30 @@ def derive(model: str = typer.Argument(..., help="Catalog id, model YAML or HF c
     sys.stdout.write(derive_snippet(model, quantity, format_, _sets(set_), templates))
 
 
+templates_app = typer.Typer(no_args_is_help=True, help="The jinja2 templates of `docs` and "
+                            "`derive`: export them to edit, override any single file.")
+app.add_typer(templates_app, name="templates", rich_help_panel="Outputs")
+
+
+@templates_app.command("export")
+@guarded
+def templates_export(folder: Path = typer.Argument(..., help="Folder to write the templates to"),
+                     force: bool = typer.Option(False, "--force", help="Overwrite existing "
+                                                "template files")):
+    """Copy the shipped templates into FOLDER; pass `--templates FOLDER` to `docs` / `derive`.
+
+    A folder may hold only the files you change: the rest come from the shipped set.
+
+    Examples:
+
+    * `ledgerbuild templates export my-templates/`
+    * `ledgerbuild docs --templates my-templates/`
+    """
+    from .writers.docs import export_templates
+
+    out.print(export_templates(folder, force), highlight=False, soft_wrap=True)
+
+
 MEASURED_HELP = "Measurement file (YAML rows or CSV): model, gpu, precision, tp, pp, isl, osl, " \
                 "tokens_per_s [the shipped TensorRT-LLM v0.17 table]"
 

@@ -24,8 +24,8 @@ PY="${PYTHON:-python3}"
 # GPT-2's gpt2.tiktoken ships inside openai-whisper; its own dependencies (torch, numba) are not needed
 "$PY" -m pip install -q --disable-pip-version-check --no-deps openai-whisper==20250625
 
-# lint and types first, then the fast tier (no torch, TeX or LibreOffice; under a minute),
-# then the referees; together they are the whole suite
+# lint and types first, then the fast tier (no torch, TeX, LibreOffice or site builders; under
+# a minute), then the referees; together they are the whole suite
 "$PY" -m ruff check .
 "$PY" -m mypy
 run_tier() {  # pytest's exit 5 (nothing collected for this tier) is not a failure
@@ -36,5 +36,5 @@ run_tier() {  # pytest's exit 5 (nothing collected for this tier) is not a failu
   if [ "$rc" -eq 5 ]; then echo "pytest: no tests in tier '$1' (exit 5)"; return 0; fi
   return "$rc"
 }
-run_tier "not oracle and not libreoffice and not tex" "$@"
-run_tier "oracle or libreoffice or tex" "$@"
+run_tier "not oracle and not libreoffice and not tex and not sites" "$@"
+run_tier "oracle or libreoffice or tex or sites" "$@"

@@ -1,5 +1,6 @@
 """CLI contract: every command through typer's CliRunner, exit codes, one-line errors."""
 import json
+import re
 
 import openpyxl
 import pytest
@@ -158,16 +159,44 @@ def test_failed_run_keeps_previous_workbook(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["ledger.xlsx"]
 
 
-COMMANDS = [["list"], ["show"], ["import-config"], ["xlsx"], ["docs"], ["derive"], ["tokens"],
-            *[["sample", c] for c in ("truncation", "order", "penalties", "rejection", "beam",
-                                      "reproducibility", "attention", "filter", "report")],
-            *[["bpe", c] for c in ("train", "encode", "stats", "report")], ["stream", "demo"]]
+def leaf_commands(group=None, path=()) -> list[list[str]]:
+    """Every command the Typer app registers, walked from the app itself (cannot drift)."""
+    import typer.main
+
+    group = group or typer.main.get_command(app)
+    out = []
+    for name, command in sorted(group.commands.items()):
+        sub = getattr(command, "commands", None)
+        out += leaf_commands(command, (*path, name)) if sub else [[*path, name]]
+    return out
+
+
+COMMANDS = leaf_commands()
 
 
 @pytest.mark.parametrize("cmd", COMMANDS, ids=" ".join)
 def test_help_on_every_command_shows_examples(cmd):
     result = run(*cmd, "--help")
     assert result.exit_code == 0 and "Example" in result.output, cmd
+
+
+def test_readme_lists_every_command_and_shows_the_current_help_screens():
+    """The README's command list names every command of the app, and its help screens are what
+    the app prints (scripts/readme_help.py rewrites them)."""
+    import importlib.util
+
+    readme = open("README.md", encoding="utf-8").read()
+    commands = readme.split("## Commands", 1)[1].split("```", 2)[1]
+    missing = [" ".join(c) for c in COMMANDS if f"ledgerbuild {' '.join(c)}" not in commands
+               and not (len(c) == 2 and re.search(rf"ledgerbuild {c[0]} [^\n]*\b{c[1]}\b", commands))]
+    assert not missing, f"commands missing from the README's list: {missing}"
+    spec = importlib.util.spec_from_file_location("readme_help", "scripts/readme_help.py")
+    helper = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(helper)
+    shown = helper.blocks(readme)
+    assert len(shown) >= 2
+    for command, screen in shown:
+        assert screen == helper.help_screen(command), f"{command}: run scripts/readme_help.py"
 
 
 def test_gpu_yaml_file_works_like_an_id(tmp_path):

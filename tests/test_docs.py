@@ -109,7 +109,26 @@ def test_derive_snippets_have_stable_anchor_and_label():
     # the anchor names the model, so two models' snippets can share a page (issue 15)
     assert '<a id="q-llama-3-8b-kv_bytes_per_token"></a>' in md and "131{,}072" in md  # §5.1
     tex = runner.invoke(app, ["derive", "llama-3-8b", "kv_bytes_per_token", "--format", "tex"]).output
-    assert r"\label{q:llama-3-8b:kv_bytes_per_token}" in tex
+    assert r"\label{eq:llama-3-8b:kv_bytes_per_token}" in tex
+
+
+@pytest.mark.tex
+def test_eqref_to_a_snippet_prints_its_number(tmp_path):
+    """Issue 15: two snippets in one document; \\eqref of the second prints (2)."""
+    _need_pdflatex()
+    first, second = (runner.invoke(app, ["derive", "llama-3-8b", q, "--format", "tex"]).output
+                     for q in ("params_total", "kv_bytes_per_token"))
+    (tmp_path / "a.tex").write_text(
+        "\\documentclass{article}\\usepackage{amsmath,graphicx}\\begin{document}\n" + first
+        + second + "See \\eqref{eq:llama-3-8b:kv_bytes_per_token} and "
+        "\\eqref{eq:llama-3-8b:params_total}.\n\\end{document}\n")
+    for _ in range(2):  # the second pass resolves the references
+        code, log = _compile(tmp_path / "a.tex")
+        assert code == 0, log[-1500:]
+    assert "Overfull" not in log
+    text = subprocess.run(["pdftotext", "a.pdf", "-"], cwd=tmp_path, capture_output=True,
+                          text=True).stdout
+    assert "See (2) and (1)." in text
 
 
 @pytest.mark.tex
@@ -132,16 +151,54 @@ def test_catalog_strings_cannot_inject_latex(tmp_path):
 
 def test_template_folder_errors_are_one_line(tmp_path):
     mine = tmp_path / "tpl"
-    shutil.copytree("templates", mine)
-    (mine / "index.md.j2").unlink()
+    mine.mkdir()
     result = runner.invoke(app, ["docs", "--format", "md", "--templates", str(mine), "-o",
                                  str(tmp_path / "o")])
-    assert result.exit_code == 2 and "index.md.j2: template missing" in result.output
-    shutil.copy("templates/index.md.j2", mine / "index.md.j2")
-    (mine / "quantity.md.j2").write_text("line one\n{% for x in %}\n")
-    result = runner.invoke(app, ["derive", "llama-3-8b", "params_total", "--templates", str(mine)])
-    assert result.exit_code == 2
-    assert "quantity.md.j2 line 2: template syntax error" in result.output
+    assert result.exit_code == 2 and "no templates found" in result.output
+    for body, message in [("line one\n{% for x in %}\n", "quantity.md.j2 line 2: template syntax error"),
+                          ("{{ 1/0 }}", "ZeroDivisionError"),
+                          ('{% include "nope.j2" %}', "'nope.j2' not found"),
+                          ("{{ ''.__class__.__mro__ }}", "unsafe")]:  # the sandbox holds
+        (mine / "quantity.md.j2").write_text(body)
+        result = runner.invoke(app, ["derive", "llama-3-8b", "params_total", "--templates", str(mine)])
+        assert result.exit_code == 2 and message in result.output, result.output
+        assert len(result.output.strip().splitlines()) == 1
+
+
+def test_templates_export_then_override_a_single_file(tmp_path):
+    """Issue 15: `templates export DIR` writes the shipped set; a folder holding one edited
+    file overrides just that file, the rest come from the shipped set."""
+    mine = tmp_path / "tpl"
+    assert runner.invoke(app, ["templates", "export", str(mine)]).exit_code == 0
+    assert sorted(p.name for p in mine.iterdir()) == sorted(p.name for p in
+                                                            __import__("pathlib").Path("templates").glob("*.j2"))
+    again = runner.invoke(app, ["templates", "export", str(mine)])
+    assert again.exit_code == 2 and "--force" in again.output
+    for p in mine.iterdir():
+        if p.name != "quantity.md.j2":
+            p.unlink()
+    (mine / "quantity.md.j2").write_text("OURS {{ q.name }} = {{ q.result }}\n")
+    snippet = runner.invoke(app, ["derive", "llama-3-8b", "kv_bytes_per_token", "--templates", str(mine)])
+    assert snippet.output == "OURS kv_bytes_per_token = 131{,}072\\ \\text{bytes}\n"  # §5.1
+    out = tmp_path / "o"
+    assert runner.invoke(app, ["docs", "--models", "llama-3-8b", "--format", "md", "--no-plots",
+                               "--templates", str(mine), "-o", str(out)]).exit_code == 0
+    page = (out / "llama-3-8b.md").read_text()
+    assert "OURS params_total" in page and "## Architecture" in page  # shipped model.md.j2
+
+
+def test_snippets_name_model_and_scenario_and_models_that_do_not_fit_say_so(docs_dir):
+    snippet = runner.invoke(app, ["derive", "deepseek-v3", "tpot_s"]).output
+    caption = snippet.splitlines()[3]
+    assert caption.startswith("*DeepSeek-V3 (deepseek-v3); scenario: 8 (auto) x NVIDIA H100")
+    # DeepSeek-V3 in BF16: 671 B params x 2 bytes on 80 GB GPUs needs more than one node
+    assert "does not fit on 8 x NVIDIA H100 SXM5 80GB: needs 18 for the weights alone" in caption
+    index = (docs_dir / "index.md").read_text()
+    row = next(ln for ln in index.splitlines() if ln.startswith("| [deepseek-v3]"))
+    assert "| 8 (auto) |" in row and "0 requests" not in row and "0 USD" not in row
+    assert row.endswith("| - | - |")
+    assert "| 1 (auto) |" in next(ln for ln in index.splitlines() if ln.startswith("| [llama-3-8b]"))
+    assert "does not fit on 8 x" in (docs_dir / "deepseek-v3.md").read_text().split("## Arch")[0]
 
 
 def test_unknown_quantity_names_the_close_ones():

@@ -32,6 +32,7 @@ from ..printers.latex import (
     unit_tex,
 )
 from ..units import human
+from .plots import caption as plot_caption
 from .xlsx import _progress, select
 
 TEMPLATES = {"md": ["model.md.j2", "quantity.md.j2", "index.md.j2"],
@@ -48,15 +49,25 @@ def label(text) -> str:
     return "".join(c if c.isalnum() or c in "-." else "-" for c in str(text))
 
 
+def shipped_templates() -> Path:
+    return Path(str(resources.files("ledgerbuild.templates")))
+
+
 def environment(fmt: str, folder: Path | None) -> jinja2.Environment:
-    root = Path(folder) if folder else Path(str(resources.files("ledgerbuild.templates")))
-    if not root.is_dir():
-        raise LedgerError(f"{root}: templates folder does not exist")
-    for name in TEMPLATES[fmt]:
-        if not (root / name).is_file():
-            raise LedgerError(f"{root / name}: template missing (a templates folder needs "
-                              f"{', '.join(TEMPLATES[fmt])})")
-    loader = jinja2.FileSystemLoader(str(root))
+    """Templates from `folder` where it has them, the shipped ones for the rest (a team can
+    override a single file)."""
+    roots = [shipped_templates()]
+    if folder is not None:
+        folder = Path(folder)
+        if not folder.is_dir():
+            raise LedgerError(f"{folder}: templates folder does not exist")
+        known = sorted({n for names in TEMPLATES.values() for n in names})
+        if not any((folder / n).is_file() for n in known):
+            raise LedgerError(f"{folder}: no templates found (a templates folder overrides any "
+                              f"of {', '.join(known)}; `ledgerbuild templates export DIR` "
+                              "writes them all)")
+        roots.insert(0, folder)
+    loader = jinja2.FileSystemLoader([str(r) for r in roots])
     if fmt == "tex":  # LaTeX braces and percent signs clash with jinja's defaults
         env = SandboxedEnvironment(loader=loader, autoescape=False,
                                    undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
@@ -71,6 +82,20 @@ def environment(fmt: str, folder: Path | None) -> jinja2.Environment:
     return env
 
 
+def export_templates(out: Path, force: bool = False) -> str:
+    """Copy the shipped templates into `out` to edit; existing files are kept unless `force`."""
+    prepare_folder(Path(out))
+    names = sorted({n for names in TEMPLATES.values() for n in names})
+    clash = [n for n in names if (Path(out) / n).exists()]
+    if clash and not force:
+        raise LedgerError(f"{Path(out) / clash[0]}: exists (use --force to overwrite "
+                          f"{len(clash)} file(s))")
+    for name in names:
+        write_text(Path(out) / name, (shipped_templates() / name).read_text(encoding="utf-8"))
+    return (f"wrote {len(names)} templates to {out}; edit any of them and pass "
+            f"--templates {out} (files you delete fall back to the shipped ones)")
+
+
 def render(env: jinja2.Environment, name: str, context: dict) -> str:
     try:
         return env.get_template(name).render(**context)
@@ -79,6 +104,11 @@ def render(env: jinja2.Environment, name: str, context: dict) -> str:
                           f"{e.message}") from None
     except jinja2.UndefinedError as e:
         raise LedgerError(f"{name}: template uses an unknown value ({e.message})") from None
+    except jinja2.TemplateError as e:  # a missing include, the sandbox refusing an attribute
+        raise LedgerError(f"{name}: template error: {e}") from None
+    except (ArithmeticError, TypeError, ValueError, LookupError, RecursionError) as e:
+        raise LedgerError(f"{name}: template failed while rendering "
+                          f"({type(e).__name__}: {e})") from None
 
 
 @dataclass
@@ -93,20 +123,33 @@ class Derivation:
     unit: str
     description: str
     source: str
+    caption: str = ""  # a snippet names its model and scenario; a model page says it once
 
 
-def derivation(ledger: Ledger, result: Result, q) -> Derivation:
+def derivation(ledger: Ledger, result: Result, q, caption: str = "") -> Derivation:
     expr = for_model(q.expr, structural_zeros(result))
     return Derivation(q.name, f"q-{label(result.model_id)}-{q.name}",
-                      f"q:{label(result.model_id)}:{q.name}",
+                      f"eq:{label(result.model_id)}:{q.name}",
                       tex_name(ledger, q.name), formula_tex(ledger, expr),
                       substituted_tex(expr, result), unit_tex(result.values[q.name], q.unit),
-                      q.unit, q.description, q.source)
+                      q.unit, q.description, q.source, caption)
 
 
-def scenario_text(result: Result) -> str:
+def fit_note(result: Result) -> str:
+    """'' when a request fits on the GPUs in force, else what the deployment lacks."""
+    if to_plain(result.value("max_concurrency")) > 0:
+        return ""
+    gpus = to_plain(result.value("total_gpus"))
+    need = to_plain(result.value("gpus_for_weights"))
+    lack = (f"needs {need} for the weights alone" if need > gpus
+            else "one request's KV does not fit beside the weights")
+    return f"does not fit on {gpus} x {catalog.row('gpus', result.keys['gpu']).name}: {lack}"
+
+
+def scenario_text(result: Result, per_model: bool = False) -> str:
     k, v = result.keys, result.inputs
-    return (f"{gpu_count_text(result)} x {catalog.row('gpus', k['gpu']).name}, "
+    count = "GPU count per model (column GPUs)" if per_model else gpu_count_text(result)
+    return (f"{count} x {catalog.row('gpus', k['gpu']).name}, "
             f"weights {k['weight_dtype']}, "
             f"KV {k['kv_dtype']}, workload {k['workload']} ({v['prompt_tokens']} in / "
             f"{v['output_tokens']} out), context {to_plain(v['context_tokens'])}, "
@@ -149,12 +192,14 @@ def model_context(ledger: Ledger, result: Result, plots: list[str]) -> dict:
     topics = [{"name": t, "quantities": [derivation(ledger, result, q) for q in result.quantities
                                          if q.topic == t]} for t in ledger.topics]
     return {"model": {"id": result.model_id, "name": result.model_name},
-            "scenario": scenario_text(result), "time_model": time_model_text(result.keys["time_model"]),
+            "scenario": scenario_text(result), "fit": fit_note(result),
+            "time_model": time_model_text(result.keys["time_model"], result.keys["gpu"]),
             "variants": sorted(result.tags), "fields": fields, "shapes": shape_rows(result),
             "prefill_tokens": f"{to_plain(result.inputs['prompt_tokens']):,}",
             "batch": to_plain(result.inputs["batch_size"]),
             "decode_cached": f"{int(sp.floor(result.inputs['context_tokens'])) + 1:,}",
             "layer_rows": layer_rows(result), "topics": topics, "plots": plots,
+            "plot_alt": plot_caption(result),
             "layer_intensity": {p: tex_number(result.values[f"layer_intensity_{p}"])
                                 .replace("{,}", ",") for p in ("prefill", "decode")},
             "body": f"{result.model_id}-body"}
@@ -164,10 +209,18 @@ def index_row(result: Result) -> dict:
     def h(name, unit):
         return human(to_plain(result.values[name]), unit).split("  (")[0]
 
-    return {"id": result.model_id, "variants": ", ".join(sorted(result.tags)),
-            "params": h("params_total", "params"), "kv": h("kv_bytes_per_token", "bytes"),
-            "concurrency": h("max_concurrency", "requests"), "tpot": h("tpot_s", "s"),
+    fit = fit_note(result)
+    runs = {"concurrency": h("max_concurrency", "requests"), "tpot": h("tpot_s", "s"),
             "usd": h("usd_per_million_output_tokens", "USD")}
+    return {"id": result.model_id, "variants": ", ".join(sorted(result.tags)),
+            "gpus": gpu_count_text(result), "params": h("params_total", "params"),
+            "kv": h("kv_bytes_per_token", "bytes"),
+            **(dict.fromkeys(runs, "-") | {"concurrency": fit} if fit else runs),
+            "topics": topics_of(result)}
+
+
+def topics_of(result: Result) -> list[str]:
+    return list(dict.fromkeys(q.topic for q in result.quantities))
 
 
 def prepare_folder(out: Path) -> None:
@@ -203,8 +256,10 @@ def write_docs(model_spec: str, formats: list[str], sets: dict, out: Path,
                 write_text(out / f"{result.model_id}-body.tex", render(env, "model-body.tex.j2", context))
                 written += 1
     for fmt, env in envs.items():
-        index = {"models": [index_row(r) for r in results], "scenario": scenario_text(results[0]),
-                 "time_model": time_model_text(results[0].keys["time_model"])}
+        index = {"models": [index_row(r) for r in results],
+                 "scenario": scenario_text(results[0], per_model=True),
+                 "time_model": time_model_text(results[0].keys["time_model"],
+                                               results[0].keys["gpu"])}
         write_text(out / f"index.{fmt}", render(env, f"index.{fmt}.j2", index))
         written += 1
     if figures:
@@ -223,5 +278,8 @@ def derive(model: str, quantity: str, fmt: str, sets: dict, templates: Path | No
     if q is None:
         raise LedgerError(f"{quantity} does not apply to {result.model_id} (variants: "
                           f"{', '.join(sorted(result.tags))})")
+    caption = (f"{result.model_name} ({result.model_id}); scenario: {scenario_text(result)}"
+               f"{'; ' + fit_note(result) if fit_note(result) else ''}; time model: "
+               f"{time_model_text(result.keys['time_model'], result.keys['gpu'])}")
     env = environment(fmt, templates)
-    return render(env, f"quantity.{fmt}.j2", {"q": derivation(evaluator.ledger, result, q)})
+    return render(env, f"quantity.{fmt}.j2", {"q": derivation(evaluator.ledger, result, q, caption)})

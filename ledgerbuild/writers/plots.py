@@ -23,6 +23,14 @@ CONTEXTS = np.array([2**i for i in range(8, 18)])  # 256 .. 128K
 BATCHES = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256, 512])
 
 
+def caption(result: Result) -> str:
+    """What the figure shows, in words: its caption and its alt text."""
+    return (f"{result.model_id} on {to_plain(result.value('total_gpus'))} x {result.keys['gpu']}: "
+            "roofline with the prefill and decode points (dotted line: the ridge point); KV "
+            "cache of one sequence against context; output tokens/s and USD per million output "
+            "tokens against the batch cap")
+
+
 def figure_data(result: Result, sets: dict) -> dict:
     one = ([result.model_id], [result.keys["gpu"]])
     data: dict[str, Any] = {n: float(to_plain(result.value(n))) for n in
@@ -33,6 +41,7 @@ def figure_data(result: Result, sets: dict) -> dict:
     for q in ("throughput_tokens_per_s", "usd_per_million_output_tokens"):
         data[q] = sweep(q, *one, {"max_batch": BATCHES}, sets)[q]
     data["title"] = f"{result.model_id} on {int(data['gpu_count'])} x {result.keys['gpu']}"
+    data["caption"] = caption(result)
     return data
 
 
@@ -94,6 +103,7 @@ class ModelFigure:
             ax.relim()
             ax.autoscale_view()
         self.fig.suptitle(data["title"], fontsize=10)
+        self.metadata = {"Title": data["title"], "Description": data["caption"]}
 
     def save(self, out_dir: str, stem: str) -> list[str]:
         names = [f"{stem}.svg", f"{stem}.png"]
@@ -101,7 +111,7 @@ class ModelFigure:
             fmt = name.rsplit(".", 1)[1]
 
             def save(tmp: str, fmt: str = fmt) -> None:
-                self.fig.savefig(tmp, dpi=80, format=fmt)
+                self.fig.savefig(tmp, dpi=80, format=fmt, metadata=self.metadata)
             atomic_save(Path(out_dir) / name, save)
         return names
 
