@@ -309,3 +309,23 @@ def test_show_takes_several_models_as_one_json_array():
     assert both[0] == json.loads(run("show", "llama-3-8b", "--json").output)
     bad = _main("show", "llama-3-8b", "nope-7b", "--json")
     assert bad.returncode == 2 and bad.stdout == "" and "nope-7b" in bad.stderr
+
+
+JSON_ARGS = {  # the least each --json command needs; a new --json command must be added here
+    "list": ["models"], "show": ["llama-3-8b", "qwen3-8b"], "bpe encode": ["hello world"],
+    "bpe stats": [], "numerics demo": [], "numerics round": ["1.001,65519", "--dtype", "fp16"],
+    "sample attention": [], "sample beam": [], "sample filter": [], "sample order": [],
+    "sample penalties": [], "sample rejection": [], "sample reproducibility": [],
+    "sample truncation": [], "stream demo": [], "tokens": ["README.md", "--tokenizers", "gpt2"],
+    "validate": ["--time-model", "roofline", "-o", "{tmp}/v"],
+}
+
+
+@pytest.mark.parametrize("cmd", [c for c in COMMANDS if "--json" in run(*c, "--help").output],
+                         ids=" ".join)
+def test_every_json_output_is_exactly_one_document(cmd, tmp_path):
+    """Issue 15: every --json output of every command parses with json.loads (one document)."""
+    args = [a.format(tmp=tmp_path) for a in JSON_ARGS[" ".join(cmd)]]
+    result = run(*cmd, *args, "--json")
+    assert result.exit_code == 0, result.output[-500:]
+    json.loads(result.stdout)
