@@ -15,7 +15,7 @@ from ledgerbuild.ledger import (
     variant,
 )
 
-from .sources import HF, KORTHIKANTI, LECTURE, LORA, NCCL, PREREQ, VLLM
+from .sources import DEEPSEEK_V3_MTP, HF, KORTHIKANTI, LECTURE, LEVIATHAN, LORA, NCCL, PREREQ, VLLM
 
 # --- model fields (HF config.json) -------------------------------------------------------
 hidden_size = model_input("hidden_size", "elements", "Width of the residual stream d", lo=1, tex=r"d")
@@ -61,6 +61,10 @@ moe_intermediate_size = model_input("moe_intermediate_size", "elements",
                                     "Width of one expert MLP", default=0)
 first_k_dense_replace = model_input("first_k_dense_replace", "layers",
                                     "Layers with a dense MLP instead of MoE", default=0)
+num_nextn_predict_layers = model_input("num_nextn_predict_layers", "modules",
+                                       "Multi-token-prediction modules shipped with the model",
+                                       source="HF config.json; " + DEEPSEEK_V3_MTP, default=0,
+                                       tex=r"n_{\mathrm{MTP}}")
 router_bias = model_input("router_bias", "0/1", "1 if the router carries a bias", source=HF,
                           hi=1, default=0)
 expert_bias = model_input("expert_bias", "0/1", "1 if expert projections carry biases",
@@ -142,6 +146,17 @@ context_tokens = scenario_input(
     default=prompt_tokens + output_tokens / 2, lo=1, source=LECTURE + " §6.3", tex="S")
 batch_size = scenario_input("batch_size", "requests", "Batch for the TPOT floor", default=1,
                             lo=1, integer=True, source=LECTURE + " §6.2", tex=r"B")
+spec_acceptance = scenario_input("spec_acceptance", "fraction",
+                                 "Speculative decoding: probability that the target accepts one "
+                                 "draft token (alpha, i.i.d. per token)", default=sp.Rational(4, 5),
+                                 lo=0, hi=1, hi_open=True, source=LEVIATHAN, tex=r"\alpha")
+spec_draft_tokens = scenario_input("spec_draft_tokens", "tokens",
+                                   "Speculative decoding: draft tokens proposed per round (gamma)",
+                                   default=4, lo=1, integer=True, source=LEVIATHAN, tex=r"\gamma")
+spec_draft_cost = scenario_input("spec_draft_cost", "fraction",
+                                 "Speculative decoding: one draft step's time over one target "
+                                 "decode step's (c)", default=sp.Rational(1, 10), lo=0,
+                                 source=LEVIATHAN, tex=r"c")
 
 
 def format_lookups(part: str, key: str) -> tuple[sp.Symbol, sp.Symbol, sp.Symbol]:

@@ -93,16 +93,19 @@ embedding_unread_bytes = quantity("embedding_unread_bytes",
                                   source=SHAPES, topic=T)
 
 
-def decode_step(prefix, batch, source):
+def decode_step(prefix, batch, source, sequences=None):
     """Declare the bytes, compute, memory, link and step time of a decode step of `batch`
-    sequences as one request sees it (through every pipeline stage)."""
+    tokens as one request sees it (through every pipeline stage). `sequences` (default: one per
+    token) read their KV once each: a speculative verification step runs gamma + 1 tokens of
+    each sequence against one read of its cache."""
+    sequences = batch if sequences is None else sequences
     unread = quantity(f"{prefix}_experts_unread_bytes", experts_untouched_bytes(batch),
                       "bytes", "Routed-expert bytes not read by this decode step",
                       source=S62, topic=T, when="moe")
     quantity(f"{prefix}_experts_unread_bytes", 0, "bytes", "Dense model: every weight is read",
              source=S62, topic=T, when="dense")
     weights_read = (weight_bytes - embedding_unread_bytes - unread) / total_gpus
-    kv_read = batch * kv_bytes_at_context * kv_share_per_gpu
+    kv_read = sequences * kv_bytes_at_context * kv_share_per_gpu
     step_bytes = quantity(f"{prefix}_bytes_per_gpu", weights_read + kv_read,
                           "bytes", "HBM bytes one GPU reads in this decode step", source=source,
                           topic=T)
@@ -116,7 +119,7 @@ def decode_step(prefix, batch, source):
     x = quantity(f"{prefix}_link_s", link_time(batch, num_hidden_layers), "s",
                  "All-reduce and pipeline hand-off time of this decode step",
                  source=NCCL + "; " + PIPELINE, topic=T)
-    return step_bytes, step_time(c, m, x, batch)
+    return step_bytes, step_time(c, m, x, sequences)
 
 
 prefill_compute_s = quantity("prefill_compute_s", compute_time(flops_prefill), "s",

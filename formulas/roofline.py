@@ -17,7 +17,7 @@ from .sources import PREREQ, SHAPES
 T = "roofline"
 INTENSITY = "FLOP/byte"
 
-quantity("ridge_point_flops_per_byte", peak_flops_per_s / hbm_bandwidth_bytes_per_s, INTENSITY,
+ridge_point = quantity("ridge_point_flops_per_byte", peak_flops_per_s / hbm_bandwidth_bytes_per_s, INTENSITY,
          "Arithmetic intensity above which a step is compute-bound", source=PREREQ + "; " + SHAPES,
          topic=T)
 quantity("prefill_intensity", flops_prefill / (weight_bytes + kv_bytes_prompt), INTENSITY,

@@ -45,7 +45,7 @@ def _demo_command(name: str):
 
 
 for _name in ("truncation", "order", "penalties", "rejection", "beam", "reproducibility",
-              "attention"):
+              "attention", "speculative"):
     sample_app.command(_name)(_demo_command(_name))
 
 

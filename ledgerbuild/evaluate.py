@@ -55,8 +55,9 @@ def _check_range(inp: Input, value: sp.Expr, where: str) -> None:
         raise LedgerError(f"{where}: field {inp.name}: must be a whole number, got {value}")
     if inp.lo is not None and value < exact(inp.lo):
         raise LedgerError(f"{where}: field {inp.name}: must be >= {inp.lo}, got {value}")
-    if inp.hi is not None and value > exact(inp.hi):
-        raise LedgerError(f"{where}: field {inp.name}: must be <= {inp.hi}, got {value}")
+    if inp.hi is not None and (value >= exact(inp.hi) if inp.hi_open else value > exact(inp.hi)):
+        raise LedgerError(f"{where}: field {inp.name}: must be {'<' if inp.hi_open else '<='} "
+                          f"{inp.hi}, got {value}")
 
 
 @dataclass

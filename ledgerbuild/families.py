@@ -127,6 +127,7 @@ def ledger_fields(config: dict, layer_counts: dict | None = None) -> dict:
     fields["num_key_value_heads"] = c.get("num_key_value_heads") or c["num_attention_heads"]
     fields["head_dim"] = c.get("head_dim") or c["hidden_size"] // c["num_attention_heads"]
     fields["tie_word_embeddings"] = int(bool(c.get("tie_word_embeddings", False)))
+    fields["num_nextn_predict_layers"] = int(c.get("num_nextn_predict_layers") or 0)
     for name, spec in family.traits.items():
         fields[name] = int(_value(c, spec) or 0)
     for name, spec in family.moe.items():

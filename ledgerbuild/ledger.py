@@ -42,6 +42,7 @@ class Input:
     scale: int | float = 1  # lookup: catalog unit -> base unit (e.g. TB/s -> B/s)
     qualifier: str | None = None  # lookup: a key input whose row `key@qualifier` wins if present
     tex: str | None = None  # math symbol in derivations (default: \mathrm{name})
+    hi_open: bool = False  # the range excludes hi (a probability below 1)
 
     @property
     def symbol(self) -> sp.Symbol:
@@ -130,9 +131,9 @@ def model_input(name, unit, description, *, source="HF config.json", lo=0, hi=No
 
 
 def scenario_input(name, unit, description, *, source, default, lo=None, hi=None,
-                   integer=False, tex=None) -> sp.Symbol:
+                   integer=False, tex=None, hi_open=False) -> sp.Symbol:
     return LEDGER.add_input(Input(name, "scenario", unit, description, source, lo, hi,
-                                  integer, default, tex=tex))
+                                  integer, default, tex=tex, hi_open=hi_open))
 
 
 def key_input(name, description, *, table, default, source) -> None:

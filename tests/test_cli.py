@@ -316,6 +316,7 @@ JSON_ARGS = {  # the least each --json command needs; a new --json command must 
     "bpe stats": [], "numerics demo": [], "numerics round": ["1.001,65519", "--dtype", "fp16"],
     "sample attention": [], "sample beam": [], "sample filter": [], "sample order": [],
     "sample penalties": [], "sample rejection": [], "sample reproducibility": [],
+    "sample speculative": [],
     "sample truncation": [], "stream demo": [], "tokens": ["README.md", "--tokenizers", "gpt2"],
     "validate": ["--time-model", "roofline", "-o", "{tmp}/v"],
 }

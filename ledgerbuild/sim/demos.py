@@ -142,3 +142,17 @@ def attention_variants(steps=40, seed=0) -> list[dict]:
 
 
 DEMOS.update({"beam": beam, "reproducibility": reproducibility, "attention": attention_variants})
+
+
+def speculative(samples: int = 100_000, seed: int = 0) -> list[dict]:
+    """Speculative sampling on a one-layer draft of a three-layer target (lecture §6.2, §7.7;
+    Leviathan et al. 2023): the emitted text is distributed as the target's (exact enumeration;
+    chi-squared on 10^5 samples, and the same test failing a broken sampler), acceptance equals
+    sum min(p, q), greedy speculation reproduces greedy decoding, and processors must be
+    applied to both sides (to the draft only, the output is the unprocessed target's)."""
+    from .speculative import demo
+
+    return demo(samples, seed)
+
+
+DEMOS["speculative"] = speculative

@@ -160,3 +160,12 @@ def zipf_logits(vocab: int = 32_000, exponent: float = 1.5) -> np.ndarray:
 
 def total_variation(p, q) -> float:
     return 0.5 * float(np.abs(np.asarray(p) - np.asarray(q)).sum())
+
+
+# The sampling API in one place (issue 11): the samplers that live beside this module.
+from .decoding import beam_search  # noqa: E402
+from .rejection import expected_rejection_rounds, sample_rejection  # noqa: E402
+
+__all__ = ["filter_probs", "sample_rejection", "expected_rejection_rounds", "beam_search",
+           "softmax", "greedy", "zipf_logits", "total_variation", "top_k_filter", "top_p_filter",
+           "min_p_filter", "typical_filter", "apply_repetition_penalty", "frequency_presence"]

@@ -145,7 +145,12 @@ def _validate_number(ws, cell, inp: Input) -> None:
     if inp.lo is None and inp.hi is None:
         return
     kind = "whole" if inp.integer else "decimal"
-    if inp.lo is not None and inp.hi is not None:
+    if inp.hi_open:  # lo <= x < hi: Excel's decimal rule has no open bound
+        ref = cell.coordinate if hasattr(cell, "coordinate") else str(cell)
+        dv = DataValidation(type="custom", formula1=f"AND({ref}>={inp.lo or 0},{ref}<{inp.hi})",
+                            showErrorMessage=True)
+        rule = f">= {inp.lo or 0} and < {inp.hi}"
+    elif inp.lo is not None and inp.hi is not None:
         dv = DataValidation(type=kind, operator="between", formula1=str(inp.lo),
                             formula2=str(inp.hi), showErrorMessage=True)
         rule = f"between {inp.lo} and {inp.hi}"
