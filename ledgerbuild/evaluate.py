@@ -119,6 +119,7 @@ class Evaluator:
     def __init__(self, sets: dict[str, str] | None = None):
         self.ledger: Ledger = load_formulas()
         self.sets = {SET_ALIASES.get(k, k): v for k, v in (sets or {}).items()}
+        self.draft_model = self.sets.pop(DRAFT_MODEL, None)
         known = self.ledger.known_names()
         for name in self.sets:
             if name not in known:
@@ -189,6 +190,8 @@ class Evaluator:
         return keys, inputs, tags
 
     def evaluate_entry(self, entry, fields: dict) -> Result:
+        if self.draft_model is not None:
+            return self._with_draft_model(entry, fields)
         keys, inputs, tags = self.inputs_for(entry, fields)
         qs = self.ledger.quantities_for(tags)
         env = {k: to_fraction(v) for k, v in inputs.items()}
@@ -207,6 +210,24 @@ class Evaluator:
         return Result(entry.id, entry.name, tags, keys, inputs, qs, values, overridden)
 
 
+    def _with_draft_model(self, entry, fields: dict) -> Result:
+        """spec_draft_cost from a draft model: its active parameters over the target's (one
+        draft step reads and multiplies its weights as a target step does; a shortcut that
+        leaves out the draft's own KV and overheads)."""
+        plain = Evaluator(self.sets)
+        draft = plain.evaluate(str(self.draft_model))
+        target = plain.evaluate_entry(entry, fields)
+        if draft.inputs["vocab_size"] != target.inputs["vocab_size"]:
+            raise LedgerError(f"--set {DRAFT_MODEL}={self.draft_model}: vocabulary "
+                              f"{draft.inputs['vocab_size']} differs from {entry.id}'s "
+                              f"{target.inputs['vocab_size']} (a draft must share the target's)")
+        cost = draft.values["params_active"] / target.values["params_active"]
+        result = Evaluator({**self.sets, "spec_draft_cost": str(cost)}).evaluate_entry(entry, fields)
+        result.keys = {**result.keys, DRAFT_MODEL: draft.model_id}
+        return result
+
+
+DRAFT_MODEL = "spec_draft_model"  # --set spec_draft_model=ID derives spec_draft_cost
 _EXACT: dict = {}
 
 

@@ -151,3 +151,14 @@ def test_sampling_module_exports_the_promised_api():
 
     for name in ("filter_probs", "sample_rejection", "expected_rejection_rounds", "beam_search"):
         assert callable(getattr(sampling, name)) and name in sampling.__all__
+
+
+def test_draft_model_gives_the_draft_cost_and_must_share_the_vocabulary():
+    """--set spec_draft_model=ID: c = the draft's active parameters over the target's."""
+    shown = json.loads(runner.invoke(app, ["show", "llama-3-70b", "--set",
+                                           "spec_draft_model=llama-3.2-1b", "--json"]).output)
+    small, big = (float(evaluate(m).values["params_active"]) for m in ("llama-3.2-1b", "llama-3-70b"))
+    assert shown["scenario"]["spec_draft_model"] == "llama-3.2-1b"
+    assert shown["scenario"]["spec_draft_cost"] == pytest.approx(small / big, rel=1e-12)
+    bad = runner.invoke(app, ["show", "llama-3-70b", "--set", "spec_draft_model=qwen2.5-0.5b"])
+    assert bad.exit_code == 2 and "vocabulary 151936 differs" in bad.output
