@@ -112,7 +112,11 @@ for when, block, block_active in (
                           "params", "Parameters one MTP draft token uses, with the shared "
                           "lm_head it runs (README_WEIGHTS: 1.5B)", source=DEEPSEEK_V3_MTP,
                           topic=T, when=when, integer=True)
-quantity("spec_mtp_draft_cost",
-         Piecewise((mtp_active / params_active, num_nextn_predict_layers > 0), (0, True)),
-         "fraction", "c of the MTP module as a draft (gamma = 1): its active parameters over "
-         "the model's", source=DEEPSEEK_V3_MTP, topic=T)
+mtp_cost = quantity("spec_mtp_draft_cost",
+                    Piecewise((mtp_active / params_active, num_nextn_predict_layers > 0),
+                              (0, True)),
+                    "fraction", "c of the MTP module as a draft (gamma = 1): its active "
+                    "parameters over the model's", source=DEEPSEEK_V3_MTP, topic=T)
+quantity("spec_mtp_speedup_memory_bound", (1 + alpha) / (1 + mtp_cost), X,
+         "MTP as a draft (gamma = 1) when decode is memory-bound: E(gamma = 1) / (c + 1)",
+         source=DEEPSEEK_V3_MTP + "; DeepSeek-V3 §5.4.3 (85-90% acceptance, 1.8x TPS)", topic=T)

@@ -91,7 +91,7 @@ SCALED = {"FLOP": [(p, f"{x}FLOP") for p, x in _SI],
 # Model fields whose 0 switches a term off: a derivation drops the term for that model.
 STRUCTURAL = ("num_sliding_layers", "num_chunked_layers", "qkv_bias", "o_bias", "qk_norm",
               "attention_sinks", "router_bias", "expert_bias", "first_k_dense_replace",
-              "n_shared_experts", "tie_word_embeddings")
+              "n_shared_experts", "tie_word_embeddings", "num_nextn_predict_layers")
 
 
 def structural_zeros(result: Result) -> frozenset:
