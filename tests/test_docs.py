@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 import yaml
@@ -170,8 +171,8 @@ def test_templates_export_then_override_a_single_file(tmp_path):
     file overrides just that file, the rest come from the shipped set."""
     mine = tmp_path / "tpl"
     assert runner.invoke(app, ["templates", "export", str(mine)]).exit_code == 0
-    assert sorted(p.name for p in mine.iterdir()) == sorted(p.name for p in
-                                                            __import__("pathlib").Path("templates").glob("*.j2"))
+    shipped = sorted(p.name for p in Path("templates").glob("*.j2"))
+    assert sorted(p.name for p in mine.iterdir()) == shipped
     again = runner.invoke(app, ["templates", "export", str(mine)])
     assert again.exit_code == 2 and "--force" in again.output
     for p in mine.iterdir():

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .sampling import filter_probs
+from .sampling import filter_probs, total_variation
 from .tiny_decoder import TinyConfig, TinyDecoder
 
 TARGET = TinyConfig(vocab=8, d=32, layers=3, heads=4, kv_heads=2, head_dim=8, d_ff=64)
@@ -229,10 +229,6 @@ def chi_squared(run: Run, target: Tables) -> tuple[float, int, float]:
     expected = target_joint(target, length) * len(codes)
     stat, p = chisquare(counts, expected)
     return float(stat), v ** length - 1, float(p)
-
-
-def total_variation(p, q) -> float:
-    return float(np.abs(np.asarray(p) - np.asarray(q)).sum() / 2)
 
 
 def demo(samples: int = 100_000, seed: int = 0) -> list[dict]:

@@ -37,6 +37,7 @@ from .xlsx import _progress, select
 
 TEMPLATES = {"md": ["model.md.j2", "quantity.md.j2", "index.md.j2"],
              "tex": ["model.tex.j2", "model-body.tex.j2", "quantity.tex.j2", "index.tex.j2"]}
+ALL_TEMPLATES = sorted({n for names in TEMPLATES.values() for n in names})
 STEPS = {"qkv": "QKV projection", "attention": "attention", "o_proj": "output projection",
          "mlp": "MLP"}
 
@@ -61,10 +62,9 @@ def environment(fmt: str, folder: Path | None) -> jinja2.Environment:
         folder = Path(folder)
         if not folder.is_dir():
             raise LedgerError(f"{folder}: templates folder does not exist")
-        known = sorted({n for names in TEMPLATES.values() for n in names})
-        if not any((folder / n).is_file() for n in known):
+        if not any((folder / n).is_file() for n in ALL_TEMPLATES):
             raise LedgerError(f"{folder}: no templates found (a templates folder overrides any "
-                              f"of {', '.join(known)}; `ledgerbuild templates export DIR` "
+                              f"of {', '.join(ALL_TEMPLATES)}; `ledgerbuild templates export DIR` "
                               "writes them all)")
         roots.insert(0, folder)
     loader = jinja2.FileSystemLoader([str(r) for r in roots])
@@ -85,14 +85,13 @@ def environment(fmt: str, folder: Path | None) -> jinja2.Environment:
 def export_templates(out: Path, force: bool = False) -> str:
     """Copy the shipped templates into `out` to edit; existing files are kept unless `force`."""
     prepare_folder(Path(out))
-    names = sorted({n for names in TEMPLATES.values() for n in names})
-    clash = [n for n in names if (Path(out) / n).exists()]
+    clash = [n for n in ALL_TEMPLATES if (Path(out) / n).exists()]
     if clash and not force:
         raise LedgerError(f"{Path(out) / clash[0]}: exists (use --force to overwrite "
                           f"{len(clash)} file(s))")
-    for name in names:
+    for name in ALL_TEMPLATES:
         write_text(Path(out) / name, (shipped_templates() / name).read_text(encoding="utf-8"))
-    return (f"wrote {len(names)} templates to {out}; edit any of them and pass "
+    return (f"wrote {len(ALL_TEMPLATES)} templates to {out}; edit any of them and pass "
             f"--templates {out} (files you delete fall back to the shipped ones)")
 
 
