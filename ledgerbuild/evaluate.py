@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from . import catalog
+from .compiled import evaluator_for
 from .errors import LedgerError, close_matches
 from .exact import compile_exact, to_fraction, to_sympy
 from .ledger import Input, Ledger, Quantity, load_formulas
@@ -210,6 +211,24 @@ class Evaluator:
         return Result(entry.id, entry.name, tags, keys, inputs, qs, values, overridden)
 
 
+    def evaluate_floats(self, entry, fields: dict) -> dict:
+        """Every input and quantity as a Python number (ints where exact integer arithmetic
+        keeps them so, else floats) through the compiled path (compiled.py); the same
+        scenario resolution and checks as evaluate_entry."""
+        if self.draft_model is not None:
+            return _as_numbers(self._with_draft_model(entry, fields))
+        keys, inputs, tags = self.inputs_for(entry, fields)
+        qs = self.ledger.quantities_for(tags)
+        env = {k: int(v) if v.is_Integer else float(v) for k, v in inputs.items()}
+        for q in qs:
+            if q.name in self.sets:
+                env[q.name] = float(_number(q.name, self.sets[q.name]))
+        try:
+            return evaluator_for(qs)(env)
+        except ZeroDivisionError:
+            raise LedgerError(f"model {entry.id}: a quantity divides by zero for these "
+                              "inputs") from None
+
     def _with_draft_model(self, entry, fields: dict) -> Result:
         """spec_draft_cost from a draft model: its active parameters over the target's (one
         draft step reads and multiplies its weights as a target step does; a shortcut that
@@ -243,6 +262,10 @@ def lookup(inp: Input, keys: dict) -> sp.Expr:
     qualifier = keys.get(inp.qualifier) if inp.qualifier else None
     row = catalog.row(inp.table, catalog.row_id(inp.table, keys[inp.key], qualifier))
     return exact(getattr(row, inp.column)) * exact(inp.scale)
+
+
+def _as_numbers(result: Result) -> dict:
+    return {n: to_plain(v) for n, v in {**result.inputs, **result.values}.items()}
 
 
 def check_consistency(v: dict, where: str) -> None:

@@ -3,8 +3,9 @@
 Runs under the system python3 that has python3-uno (Debian), not the project's venv:
     /usr/bin/python3 tests/lo_recalc.py < request.json > answer.json
 Request: {"path": ..., "read": [[sheet, "B7"], ...], "steps": [[[sheet, "B5", value], ...], ...],
-          "resave": optional path}
-Answer: {"steps": [{"values": [...], "errors": [[sheet, cell, code], ...], "formulas": n}, ...]}
+          "resave": optional path, "read_text": optional [[sheet, "B7"], ...]}
+Answer: {"steps": [{"values": [...], "errors": [[sheet, cell, code], ...], "formulas": n}, ...],
+         "text": [...] (the read_text cells as recalculated before any change, text kept)}
 Step 0 is the workbook as written; each later step applies its changes cumulatively.
 """
 import json
@@ -66,9 +67,9 @@ def scan_errors(doc):
     return errors, formulas
 
 
-def read_values(doc, wanted):
-    """[sheet, "B7"] -> number, or None where the formula's result is text; one data array
-    per sheet."""
+def read_values(doc, wanted, keep_text=False):
+    """[sheet, "B7"] -> number, or None where the formula's result is text (the text itself
+    with keep_text); one data array per sheet."""
     arrays = {}
     for name in dict.fromkeys(sheet for sheet, _ in wanted):
         sheet = doc.Sheets.getByName(name)
@@ -81,7 +82,7 @@ def read_values(doc, wanted):
     for sheet, coord in wanted:
         col, row = _split(coord)
         value = arrays[sheet][row][col]
-        out.append(None if isinstance(value, str) else value)
+        out.append(None if isinstance(value, str) and not keep_text else value)
     return out
 
 
@@ -113,11 +114,13 @@ def main():
             values = read_values(doc, req["read"])
             errors, formulas = scan_errors(doc)
             answer.append({"values": values, "errors": errors, "formulas": formulas})
+            if len(answer) == 1:
+                text = read_values(doc, req.get("read_text", []), keep_text=True)
         if req.get("resave"):
             doc.storeToURL(uno.systemPathToFileUrl(os.path.abspath(req["resave"])),
                            (prop("FilterName", "Calc MS Excel 2007 XML"),))
         doc.close(True)
-        json.dump({"steps": answer}, sys.stdout)
+        json.dump({"steps": answer, "text": text}, sys.stdout)
     finally:
         try:
             desktop.terminate()

@@ -4,16 +4,21 @@ Zero error cells, and every formula cell equals the sympy ledger for the same sc
 relative 1e-12 (full doubles read through UNO). Then inputs change through UNO (another GPU
 from the dropdown's list, the price, the prompt tokens, one model field in the Models table),
 LibreOffice recalculates, and the cells are compared with the ledger evaluated for the
-changed scenario; then weight_dtype = nvfp4 is picked on the Inputs sheet (embedding,
-lm_head and expert formats follow it) and the cells are compared again. Finally the
-workbook survives a LibreOffice load and re-save.
+changed scenario (B200, a custom price); then FP8 weights and KV are picked on the Inputs
+sheet, then weight_dtype = nvfp4 (embedding, lm_head and expert formats follow it), and the
+cells are compared again each time. Every formula cell's cached value (what viewers that do
+not recalculate show) equals what LibreOffice recalculates. Finally the workbook survives a
+LibreOffice load and re-save.
 """
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
+import zipfile
+from types import SimpleNamespace
 
 import openpyxl
 import pytest
@@ -25,8 +30,9 @@ from ledgerbuild.writers.xlsx import build_workbook, save_atomically
 pytestmark = [pytest.mark.oracle, pytest.mark.libreoffice]
 UNO_PYTHON = "/usr/bin/python3"
 CHANGED_MODEL = "llama-3-8b"
-SCENARIO_CHANGE = {"gpu": "a100-80gb-sxm", "price_per_gpu_hour": "2.5", "prompt_tokens": "4096"}
+SCENARIO_CHANGE = {"gpu": "b200", "price_per_gpu_hour": "2.5", "prompt_tokens": "4096"}
 MODEL_CHANGE = {"num_key_value_heads": "32"}
+FP8_CHANGE = {"weight_dtype": "fp8", "kv_dtype": "fp8"}
 FORMAT_CHANGE = {"weight_dtype": "nvfp4"}  # picked on the Inputs sheet: the parts follow it
 
 
@@ -58,17 +64,25 @@ def recalculated(tmp_path_factory):
     path = tmp / "ledger.xlsx"
     save_atomically(wb, path)
     reloaded = openpyxl.load_workbook(path)  # the workbook reloads in openpyxl
+    cached = openpyxl.load_workbook(path, data_only=True)
+    formulas = [[ws.title, c.coordinate] for ws in reloaded.worksheets for row in ws.iter_rows()
+                for c in row if isinstance(c.value, str) and c.value.startswith("=")]
     changes = [[*_cell_of(reloaded, k), float(v) if k != "gpu" else v]
                for k, v in SCENARIO_CHANGE.items()]
     changes.append([*_models_cell(reloaded, CHANGED_MODEL, "num_key_value_heads"),
                     float(MODEL_CHANGE["num_key_value_heads"])])
+    picks = [[[*_cell_of(reloaded, k), v] for k, v in change.items()]
+             for change in (FP8_CHANGE, FORMAT_CHANGE)]
     request = {"path": str(path), "read": [[c.sheet, c.coord] for c in cells],
-               "steps": [changes, [[*_cell_of(reloaded, "weight_dtype"), "nvfp4"]]],
-               "resave": str(tmp / "resaved.xlsx")}
+               "steps": [changes, *picks], "resave": str(tmp / "resaved.xlsx"),
+               "read_text": formulas}
     run = subprocess.run([UNO_PYTHON, os.path.join(os.path.dirname(__file__), "lo_recalc.py")],
                          input=json.dumps(request), capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stderr[-3000:]
-    return wb, cells, json.loads(run.stdout)["steps"], tmp, reloaded
+    answer = json.loads(run.stdout)
+    return SimpleNamespace(cells=cells, steps=answer["steps"], tmp=tmp, reloaded=reloaded,
+                           formulas=formulas, recalculated=answer["text"],
+                           cached=[cached[s][c].value for s, c in formulas])
 
 
 def _mismatches(cells, values, sets_for):
@@ -94,57 +108,75 @@ def _mismatches(cells, values, sets_for):
 
 
 def test_no_error_cells(recalculated):
-    _, cells, steps, _, _ = recalculated
-    assert steps[0]["formulas"] >= len(cells) > 3000
+    steps, cells = recalculated.steps, recalculated.cells
+    assert steps[0]["formulas"] == len(recalculated.formulas) >= len(cells) > 3000
     for step in steps:
         assert step["errors"] == []
 
 
 def test_every_formula_cell_equals_the_ledger(recalculated):
-    _, cells, steps, _, _ = recalculated
-    assert _mismatches(cells, steps[0]["values"], lambda m: {}) == []
+    assert _mismatches(recalculated.cells, recalculated.steps[0]["values"], lambda m: {}) == []
+
+
+def test_cached_values_equal_what_libreoffice_recalculates(recalculated):
+    """Issue 14: every formula cell carries a value for viewers that do not recalculate."""
+    bad = []
+    for where, cached, live in zip(recalculated.formulas, recalculated.cached,
+                                   recalculated.recalculated, strict=True):
+        same = cached == live if isinstance(live, str) else (
+            isinstance(cached, (int, float)) and math.isclose(cached, live, rel_tol=1e-12,
+                                                              abs_tol=1e-3))
+        if not same:
+            bad.append((where, cached, live))
+    assert bad == []
+
+
+def _changed(*changes):
+    def sets_for(model):
+        out = {k: v for change in changes for k, v in change.items()}
+        return {**out, **(MODEL_CHANGE if model == CHANGED_MODEL else {})}
+    return sets_for
 
 
 def test_after_changing_inputs_every_cell_equals_the_changed_ledger(recalculated):
-    _, cells, steps, _, _ = recalculated
-
-    def sets_for(model):
-        return {**SCENARIO_CHANGE, **(MODEL_CHANGE if model == CHANGED_MODEL else {})}
-
+    steps = recalculated.steps
     assert steps[1]["values"] != steps[0]["values"]
-    assert _mismatches(cells, steps[1]["values"], sets_for) == []
+    assert _mismatches(recalculated.cells, steps[1]["values"], _changed(SCENARIO_CHANGE)) == []
+
+
+def test_after_picking_fp8_every_cell_equals_the_ledger(recalculated):
+    steps = recalculated.steps
+    assert steps[2]["values"] != steps[1]["values"]
+    assert _mismatches(recalculated.cells, steps[2]["values"],
+                       _changed(SCENARIO_CHANGE, FP8_CHANGE)) == []
 
 
 def test_after_picking_nvfp4_every_cell_equals_the_ledger(recalculated):
-    _, cells, steps, _, _ = recalculated
-
-    def sets_for(model):
-        return {**SCENARIO_CHANGE, **FORMAT_CHANGE,
-                **(MODEL_CHANGE if model == CHANGED_MODEL else {})}
-
-    assert steps[2]["values"] != steps[1]["values"]
-    assert _mismatches(cells, steps[2]["values"], sets_for) == []
+    steps = recalculated.steps
+    assert steps[3]["values"] != steps[2]["values"]
+    assert _mismatches(recalculated.cells, steps[3]["values"],
+                       _changed(SCENARIO_CHANGE, FP8_CHANGE, FORMAT_CHANGE)) == []
 
 
 def test_survives_libreoffice_resave(recalculated):
-    _, _, _, tmp, original = recalculated
-    resaved = openpyxl.load_workbook(tmp / "resaved.xlsx")
-    assert set(original.sheetnames) <= set(resaved.sheetnames)
+    resaved = openpyxl.load_workbook(recalculated.tmp / "resaved.xlsx")
+    assert set(recalculated.reloaded.sheetnames) <= set(resaved.sheetnames)
     assert "params_total" in resaved["llama-3-8b"].defined_names
 
 
 def test_charts_reference_formula_cells(recalculated):
-    wb = recalculated[0]
-    charts = wb["Sweeps"]._charts
+    """The chart parts as written: scatter charts with the scatterStyle element the schema
+    requires, each series' values a range of formula cells."""
+    book = recalculated.reloaded
+    with zipfile.ZipFile(recalculated.tmp / "ledger.xlsx") as z:
+        charts = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/chart")]
     assert len(charts) == 4  # throughput and cost vs batch, KV vs context, cost vs prompt
-    for chart in charts:
-        assert chart.scatterStyle == "lineMarker"  # the element the schema requires
-        for series in chart.series:
-            ref = series.yVal.numRef.f
+    for xml in charts:
+        assert '<c:scatterStyle val="lineMarker"/>' in xml
+        for ref in re.findall(r"<c:yVal><c:numRef><c:f>([^<]+)</c:f>", xml):
             sheet, rng = ref.split("!")
             first, last = rng.replace("$", "").split(":")
-            ws = wb[sheet.strip("'")]
-            for row in ws[f"{first[0]}{int(first[1:]) + 1}:{last}"]:
+            for row in book[sheet.strip("'")][f"{first}:{last}"]:
                 assert str(row[0].value).startswith("="), ref
 
 
@@ -153,7 +185,7 @@ def test_summary_and_a_model_sheet_render_as_a_reader_sees_them(recalculated, tm
     pictures): the Summary and the llama-3-8b sheet print, with their page headers."""
     if shutil.which("pdftoppm") is None:
         pytest.fail("poppler-utils is not installed (the README's test command installs it)")
-    _, _, _, tmp, _ = recalculated
+    tmp = recalculated.tmp
     script = os.path.join(os.path.dirname(__file__), "..", "scripts", "render_workbook.py")
     run = subprocess.run([sys.executable, script, str(tmp / "ledger.xlsx"), str(tmp_path),
                           "Summary", "llama-3-8b"], capture_output=True, text=True, timeout=900)

@@ -1,5 +1,6 @@
 """Workbook structure without LibreOffice: defined names Excel accepts, catalog strings kept as
 text, and the exact evaluator agreeing with sympy's own arithmetic."""
+import math
 import re
 
 import openpyxl
@@ -15,11 +16,16 @@ CELL_LIKE = re.compile(r"^([A-Za-z]{1,3}\d+|[RrCc]\d*|[Rr]\d*[Cc]\d*)$")
 
 
 @pytest.fixture(scope="module")
-def workbook(tmp_path_factory):
+def workbook_path(tmp_path_factory):
     path = tmp_path_factory.mktemp("wb") / "ledger.xlsx"
     wb, _, _ = build_workbook("all", "all", {})
     save_atomically(wb, path)
-    return openpyxl.load_workbook(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def workbook(workbook_path):
+    return openpyxl.load_workbook(workbook_path)
 
 
 def test_defined_names_are_valid_and_unique_regardless_of_case(workbook):
@@ -109,3 +115,49 @@ def test_every_computed_sheet_has_a_check_cell_and_numbers_are_validated(workboo
     rules = {str(dv.sqref): (dv.type, dv.operator, dv.formula1)
              for dv in workbook["Inputs"].data_validations.dataValidation if dv.type != "list"}
     assert ("whole", "greaterThanOrEqual", "1") in rules.values()  # e.g. pipeline_parallel >= 1
+
+
+CACHE_SCENARIOS = [{}, {"gpu": "b200", "weight_dtype": "fp8", "kv_dtype": "fp8"},
+                   {"price_per_gpu_hour": "1.85"}]
+
+
+@pytest.mark.parametrize("sets", CACHE_SCENARIOS, ids=["default", "b200-fp8", "price"])
+def test_cached_values_equal_the_exact_ledger(sets, tmp_path):
+    """Issue 14: viewers that do not recalculate read the cached value beside each formula;
+    it is the exact (rational) ledger's value for the scenario the workbook was built with.
+    (LibreOffice's recalculation is held against the same values in the referee tier.)"""
+    wb, cells, _ = build_workbook("all", "all", sets)
+    path = tmp_path / "ledger.xlsx"
+    save_atomically(wb, path)
+    formulas = openpyxl.load_workbook(path)
+    cached = openpyxl.load_workbook(path, data_only=True)
+    missing = [(ws.title, c.coordinate) for ws in formulas.worksheets for row in ws.iter_rows()
+               for c in row if isinstance(c.value, str) and c.value.startswith("=")
+               and cached[ws.title][c.coordinate].value is None]
+    assert missing == []
+    results, bad = {}, []
+    for cell in cells:
+        key = (cell.model, cell.sets)
+        if key not in results:
+            results[key] = Evaluator({**sets, **dict(cell.sets)}).evaluate(cell.model)
+        res, got = results[key], cached[cell.sheet][cell.coord].value
+        if cell.guard and res.value(cell.guard) == 0:
+            ok = got == "does not fit"
+        else:
+            want = float(res.value(cell.quantity)) * cell.scale
+            ok = isinstance(got, (int, float)) and math.isclose(got, want, rel_tol=1e-12,
+                                                                abs_tol=1e-3)
+        if not ok:
+            bad.append((cell, got))
+    assert bad == [] and len(cells) > 30000
+
+
+def test_pandas_reads_the_summary_costs_as_numbers(workbook_path):
+    import pandas as pd
+
+    frame = pd.read_excel(workbook_path, sheet_name="Summary", header=2)
+    cost = next(c for c in frame.columns if str(c).startswith("Cost per 1M output tokens"))
+    fits = frame[frame[cost] != "does not fit"]
+    assert len(fits) >= 15
+    assert all(isinstance(v, float) and v > 0 for v in fits[cost])
+    assert frame["model"].iloc[0] == next(iter(catalog.models()))

@@ -11,12 +11,13 @@ import glob
 import os
 from pathlib import Path
 
-from openpyxl import Workbook
+from xlsxwriter.utility import xl_cell_to_rowcol
 
 from .. import catalog
 from ..errors import LedgerError, close_matches
 from ..evaluate import Evaluator
 from ..files import atomic_save
+from .xlsx_book import Book
 from .xlsx_compare import write_compare, write_compare_calc, write_sweeps
 from .xlsx_layout import check_cell
 from .xlsx_models import Cell, write_model_sheet, write_models_table
@@ -80,18 +81,20 @@ def build_workbook(model_spec: str, gpu_spec: str, sets: dict, progress: bool = 
     ledger = evaluator.ledger
     model_ids = select(model_spec, catalog.models(), "models")
     gpu_ids = [catalog.load_gpu(g) for g in select(gpu_spec, catalog.gpus(), "gpus")]
-    results = [evaluator.evaluate(m) for m in _progress(model_ids, progress, "evaluating")]
+    entries = [catalog.load_model(m) for m in model_ids]
+    results = [evaluator.evaluate_entry(*e) for e in _progress(entries, progress, "evaluating")]
     if len({r.model_id for r in results}) != len(results):
         raise LedgerError("--models: the same model is selected twice")
     if evaluator.keys()["gpu"] not in gpu_ids:
         gpu_ids.insert(0, evaluator.keys()["gpu"])
-    wb = Workbook()
+    wb = Book()
     cells: list[Cell] = []
     write_about(wb, model_ids, results[0])
     rows = {"gpus": [catalog.gpus()[g] for g in gpu_ids]}
     for t in ("dtypes", "workloads", "time_models", "engines", "training_recipes"):
         rows[t] = list(catalog.table(t).values())
-    write_inputs(wb, ledger, results[0], {t: len(r) for t, r in rows.items()})
+    write_inputs(wb, ledger, results[0], {t: len(r) for t, r in rows.items()},
+                 set(evaluator.sets))
     fixed = ["About", "Inputs", "Summary", "Compare", "Scenarios", "Sweeps", "SweepsCalc",
              "ScenariosCalc", "CompareCalc", "Models", *TABLE_SHEETS.values()]
     titles = sheet_titles([r.model_id for r in results], set(fixed))
@@ -114,7 +117,28 @@ def build_workbook(model_spec: str, gpu_spec: str, sets: dict, progress: bool = 
     for ws in wb.worksheets:
         if ws.title not in ("About", *TABLE_SHEETS.values()):
             check_cell(ws)
+    cache_values(wb, cells, sets, {r.model_id: e for r, e in zip(results, entries, strict=True)})
     return wb, cells, results
+
+
+def cache_values(wb: Book, cells: list[Cell], sets: dict, entries: dict) -> None:
+    """Store beside each formula the ledger's value for the scenario the workbook was built
+    with (a cell's own --set variant on top of the user's): what viewers that do not
+    recalculate show. "does not fit" where the cell's guard is 0."""
+    values: dict[tuple, dict] = {}
+    sheets = {ws.title: ws for ws in wb.worksheets}
+    for cell in cells:
+        key = (cell.model, cell.sets)
+        if key not in values:
+            values[key] = Evaluator({**sets, **dict(cell.sets)}).evaluate_floats(
+                *entries[cell.model])
+        found = values[key]
+        row, col = xl_cell_to_rowcol(cell.coord)
+        target = sheets[cell.sheet].cells[row + 1, col + 1]
+        if cell.guard and found[cell.guard] == 0:
+            target.cached = "does not fit"
+        else:
+            target.cached = found[cell.quantity] * cell.scale
 
 
 def save_atomically(wb, path: Path) -> None:

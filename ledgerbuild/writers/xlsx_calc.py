@@ -15,12 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import sympy as sp
-from openpyxl.utils import get_column_letter
 
 from ..evaluate import Result, to_plain
 from ..ledger import Ledger
 from ..printers.excel import formula_template
 from ..units import excel_format
+from .xlsx_book import column_letter
 from .xlsx_layout import FORMULA_FILL, LOOKUP_FILL, put, text
 from .xlsx_models import Cell
 from .xlsx_tables import lookup_formula
@@ -98,7 +98,7 @@ def write_block(ws, top: int, ledger: Ledger, res: Result, targets: list[str],
                 variation: Variation, names: dict[str, str], cells: list[Cell]) -> dict[str, int]:
     """Rows from `top` down; returns step name -> row (the caller reads targets there)."""
     forms = _forms(ledger, res)
-    columns = [get_column_letter(FIRST_COL + i) for i in range(len(variation.sets))]
+    columns = [column_letter(FIRST_COL + i) for i in range(len(variation.sets))]
     bound = {col: {n: bind(col) for n, bind in variation.binds.items()} for col in columns}
     local: dict[str, dict[str, str]] = {col: {} for col in columns}
     set_keys = [tuple(sorted(sets.items())) for sets in variation.sets]
@@ -117,7 +117,6 @@ def write_block(ws, top: int, ledger: Ledger, res: Result, targets: list[str],
                 _formula(ledger, res, name, expr, local[col], names, bound[col]),
                 fill=LOOKUP_FILL if is_lookup else FORMULA_FILL, number_format=fmt)
             local[col][name] = f"{col}{row}"
-            if not is_lookup:
-                cells.append(Cell(ws.title, f"{col}{row}", res.model_id, name, set_keys[i]))
+            cells.append(Cell(ws.title, f"{col}{row}", res.model_id, name, set_keys[i]))
         rows[name] = row
     return rows

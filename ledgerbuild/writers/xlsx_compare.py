@@ -5,14 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from openpyxl.chart import Reference, ScatterChart, Series
-from openpyxl.utils import get_column_letter
-
 from ..evaluate import Result
 from ..ledger import Ledger
 from ..units import excel_format
+from .xlsx_book import Chart, column_letter, coordinate
 from .xlsx_calc import FIRST_COL, Variation, write_block
-from .xlsx_layout import FORMULA_FILL, INPUT_FILL, TITLE_FONT, header, print_setup, put, text, widths
+from .xlsx_layout import FORMULA_FILL, INPUT_FILL, TITLE_FONT, header, print_setup, put, quote, text, widths
 from .xlsx_models import Cell
 from .xlsx_views import view_cell, view_label
 
@@ -47,7 +45,7 @@ def write_compare_calc(wb, ledger: Ledger, results: list[Result], gpus: list[str
                            cells)
         where.update({(res.model_id, n): r for n, r in rows.items()})
         row += len(rows)
-    ws.freeze_panes = ws.cell(row=GPU_ROW + 1, column=FIRST_COL)
+    ws.freeze = (GPU_ROW + 1, FIRST_COL)
     widths(ws, {**CALC_WIDTHS, **{c: 14 for c in range(FIRST_COL, FIRST_COL + len(gpus))}})
     print_setup(ws, header_rows=f"{GPU_ROW}:{GPU_ROW}")
     return where
@@ -67,10 +65,10 @@ def write_compare(wb, ledger: Ledger, results: list[Result], gpus: list[str],
         for r, res in enumerate(results, start=row + 2):
             text(ws, r, 1, res.model_id)
             for c, gpu in enumerate(gpus, start=2):
-                col = get_column_letter(c + FIRST_COL - 2)
+                col = column_letter(c + FIRST_COL - 2)
                 view_cell(ws, r, c, ledger, q,
                           lambda n, m=res.model_id, col=col: f"CompareCalc!{col}{where[m, n]}",
-                          Cell(ws.title, ws.cell(row=r, column=c).coordinate, res.model_id, q,
+                          Cell(ws.title, coordinate(r, c), res.model_id, q,
                                (("gpu", gpu),)), cells)
         row += len(results) + 4
     widths(ws, {1: 24, **{c: 16 for c in range(2, len(gpus) + 2)}})
@@ -114,13 +112,13 @@ def write_sweeps(wb, ledger: Ledger, res: Result, names: dict[str, str],
         rows = write_block(calc, calc_row + 1, ledger, res, columns, variation, names, cells)
         header(ws, top + 1, [var] + columns)
         for i, v in enumerate(values):
-            r, col = top + 2 + i, get_column_letter(FIRST_COL + i)
-            put(ws, r, 1, f"=SweepsCalc!{col}{value_row}", fill=FORMULA_FILL)
+            r, col = top + 2 + i, column_letter(FIRST_COL + i)
+            put(ws, r, 1, f"=SweepsCalc!{col}{value_row}", cached=v, fill=FORMULA_FILL)
             for c, q in enumerate(columns, start=2):
                 form = ledger.any_form(q)
                 put(ws, r, c, f"=SweepsCalc!{col}{rows[q]}", fill=FORMULA_FILL,
                     number_format=excel_format(form.unit, form.integer))
-                cells.append(Cell(ws.title, ws.cell(row=r, column=c).coordinate, res.model_id,
+                cells.append(Cell(ws.title, coordinate(r, c), res.model_id,
                                   q, tuple(sorted({var: str(v), **fixed}.items()))))
         spans.append((top + 2, top + 1 + len(values)))
         top += len(values) + 4
@@ -147,15 +145,9 @@ def _constant(value: str) -> Callable[[str], str]:
 
 
 def _chart(ws, title, x_title, y_title, y_col, first, last, anchor):
-    chart = ScatterChart(scatterStyle="lineMarker")  # the schema requires the element
-    chart.title, chart.style = title, 13
-    chart.x_axis.title, chart.y_axis.title = x_title, y_title
-    chart.x_axis.scaling.logBase = 2
-    xs = Reference(ws, min_col=1, min_row=first, max_row=last)
-    ys = Reference(ws, min_col=y_col, min_row=first - 1, max_row=last)
-    series = Series(ys, xs, title_from_data=True)
-    series.marker.symbol = "circle"
-    chart.series.append(series)
-    chart.legend = None
-    chart.width, chart.height = 16, 7.5
-    ws.add_chart(chart, anchor)
+    """A scatter chart (lines and markers, log2 x) of column y_col against column A."""
+    sheet = quote(ws.title)
+    y = column_letter(y_col)
+    ws.charts.append(Chart(title, x_title, y_title, f"{sheet}!$A${first}:$A${last}",
+                           f"{sheet}!${y}${first}:${y}${last}", f"{sheet}!${y}${first - 1}",
+                           anchor))

@@ -96,14 +96,14 @@ def write_model_sheet(wb, ledger: Ledger, res: Result, title: str, cells: list[C
         text(ws, row, 1, topic, font=SECTION_FONT)
         row += 1
         for q in (q for q in res.quantities if q.topic == topic):
+            fmt = excel_format(q.unit, q.integer)
             if q.name in res.overridden:
-                put(ws, row, 2, to_plain(res.values[q.name]), fill=INPUT_FILL)
+                put(ws, row, 2, to_plain(res.values[q.name]), fill=INPUT_FILL, number_format=fmt)
                 shown = "set on the command line"
             else:
                 shown = formula_template(q.expr).fill({})
-                put(ws, row, 2, shown, fill=FORMULA_FILL)
+                put(ws, row, 2, shown, fill=FORMULA_FILL, number_format=fmt)
                 cells.append(Cell(ws.title, f"B{row}", res.model_id, q.name))
-            ws.cell(row=row, column=2).number_format = excel_format(q.unit, q.integer)
             _describe(ws, row, q.name, q.unit, shown.lstrip("="), q.description, q.source)
             define(wb, ws, q.name, row, 2, local=True)
             row += 1

@@ -5,11 +5,10 @@ sheet; the others are starting points to edit. Workings on ScenariosCalc (xlsx_c
 """
 from __future__ import annotations
 
-from openpyxl.utils import column_index_from_string, get_column_letter
-
 from .. import catalog
-from ..evaluate import Result
+from ..evaluate import Result, to_plain
 from ..ledger import Ledger
+from .xlsx_book import column_index, column_letter, coordinate
 from .xlsx_calc import FIRST_COL, Variation, write_block
 from .xlsx_layout import (
     INPUT_FILL,
@@ -51,14 +50,15 @@ def _choice_cells(ws, ledger: Ledger, result: Result, n_rows: dict) -> dict[str,
         for c, (_, changes) in enumerate(PRESETS, start=2):
             value = changes.get(name)
             if value is None:
-                put(ws, r, c, f"={name}", fill=INPUT_FILL)  # follows the Inputs sheet
+                shown = result.keys[name] if inp.kind == "key" else to_plain(result.inputs[name])
+                put(ws, r, c, f"={name}", cached=shown, fill=INPUT_FILL)  # follows Inputs
             elif inp.kind == "key":
                 text(ws, r, c, value, fill=INPUT_FILL)
             else:
                 put(ws, r, c, float(value), fill=INPUT_FILL)
         if inp.kind == "key":
             assert inp.table is not None
-            add_dropdown(ws, inp.table, n_rows, f"B{r}:{get_column_letter(len(PRESETS) + 1)}{r}")
+            add_dropdown(ws, inp.table, n_rows, f"B{r}:{column_letter(len(PRESETS) + 1)}{r}")
         rows[name] = r
     return rows
 
@@ -88,7 +88,7 @@ def write_scenarios(wb, ledger: Ledger, results: list[Result], names_for, n_rows
 
     def cell_of(name):
         row = choice_rows["weight_dtype" if name in FOLLOWERS else name]
-        return lambda col: (f"Scenarios!${get_column_letter(column_index_from_string(col) - FIRST_COL + 2)}"
+        return lambda col: (f"Scenarios!${column_letter(column_index(col) - FIRST_COL + 2)}"
                             f"${row}")
 
     keys = results[0].keys  # parts that follow weight_dtype on the Inputs sheet follow it here
@@ -108,20 +108,20 @@ def write_scenarios(wb, ledger: Ledger, results: list[Result], names_for, n_rows
              font=TITLE_FONT)
         header(ws, top + 1, ["model"] + [name for name, _ in PRESETS])
         for c in range(1, len(PRESETS) + 2):
-            ws.cell(row=top + 1, column=c).alignment = WRAP
-        ws.row_dimensions[top + 1].height = 30
+            ws.restyle(top + 1, c, **WRAP)
+        ws.row_heights[top + 1] = 30
         for r, res in enumerate(results, start=top + 2):
             text(ws, r, 1, res.model_id)
             for c, (_, changes) in enumerate(PRESETS, start=2):
-                col = get_column_letter(FIRST_COL + c - 2)
+                col = column_letter(FIRST_COL + c - 2)
                 view_cell(ws, r, c, ledger, q,
                           lambda n, m=res.model_id, col=col: f"ScenariosCalc!{col}{where[m, n]}",
-                          Cell(ws.title, ws.cell(row=r, column=c).coordinate, res.model_id, q,
+                          Cell(ws.title, coordinate(r, c), res.model_id, q,
                                tuple(sorted(_sets(changes).items()))), cells)
         top += len(results) + 4
     for c in range(1, len(PRESETS) + 2):
-        ws.cell(row=FIRST_CHOICE_ROW - 1, column=c).alignment = WRAP
-    ws.row_dimensions[FIRST_CHOICE_ROW - 1].height = 30
+        ws.restyle(FIRST_CHOICE_ROW - 1, c, **WRAP)
+    ws.row_heights[FIRST_CHOICE_ROW - 1] = 30
     widths(ws, {1: 30, **{c: 20 for c in range(2, len(PRESETS) + 2)}})
     widths(calc, {1: 24, 2: 36, 3: 12, **{c: 14 for c in range(FIRST_COL,
                                                                 FIRST_COL + len(PRESETS))}})

@@ -8,15 +8,13 @@ from __future__ import annotations
 import datetime
 
 import sympy as sp
-from openpyxl.comments import Comment
-from openpyxl.utils import get_column_letter
-from openpyxl.worksheet.datavalidation import DataValidation
 
 from .. import __version__, catalog
 from ..evaluate import time_model_text, to_plain
 from ..ledger import Input, Ledger
 from ..printers.excel import excel_formula
 from ..units import excel_format
+from .xlsx_book import column_letter, coordinate
 from .xlsx_layout import (
     INPUT_FILL,
     LOOKUP_FILL,
@@ -46,7 +44,7 @@ DERIVED = {("dtypes", "scale_bits"): ("scale_dtype", "zero_point_dtype")}
 
 def _derived_formula(cols: list[str], refs: tuple[str, ...], row: int) -> str:
     """Sum of dtypes_bits over the ids named in `refs` on this row (blank: 0)."""
-    terms = [f'IFERROR(INDEX(dtypes_bits, MATCH({get_column_letter(cols.index(ref) + 1)}{row}, '
+    terms = [f'IFERROR(INDEX(dtypes_bits, MATCH({column_letter(cols.index(ref) + 1)}{row}, '
              f'dtypes_id, 0)), 0)' for ref in refs]
     return "=" + "+".join(terms)
 
@@ -65,7 +63,7 @@ def write_table(wb, table: str, rows: list) -> None:
         for c, col in enumerate(cols, start=1):
             value = getattr(row, col)
             if (table, col) in DERIVED:
-                put(ws, r, c, _derived_formula(cols, DERIVED[table, col], r))
+                put(ws, r, c, _derived_formula(cols, DERIVED[table, col], r), cached=value)
             elif col == "sources":
                 text(ws, r, c, "; ".join(f"{k}: {v}" for k, v in value.items()))
             elif isinstance(value, str) or value is None:
@@ -91,8 +89,9 @@ def lookup_formula(inp: Input, key_text: str, qualifier_text: str | None = None)
     return f"={plain}{scale}"
 
 
-def write_inputs(wb, ledger: Ledger, result, n_rows: dict) -> None:
-    """The scenario: key choices (dropdowns), numbers, and the lookups they drive."""
+def write_inputs(wb, ledger: Ledger, result, n_rows: dict, overrides: set[str]) -> None:
+    """The scenario: key choices (dropdowns), numbers, and the lookups they drive (a lookup
+    or computed default set on the command line is written as a typed-over number)."""
     ws = wb.create_sheet("Inputs", 1)
     widths(ws, INPUT_COLUMNS)
     text(ws, 1, 1, "Scenario inputs - change the yellow cells", font=TITLE_FONT)
@@ -102,25 +101,28 @@ def write_inputs(wb, ledger: Ledger, result, n_rows: dict) -> None:
     for inp in ledger.inputs.values():
         if inp.kind == "model":
             continue
+        value = to_plain(result.inputs[inp.name]) if inp.kind != "key" else None
+        note = f"{inp.description}\nSource: {inp.source}"
         if inp.kind == "key":
             follows = isinstance(inp.default, sp.Symbol) \
                 and result.keys[inp.name] == result.keys[inp.default.name]
-            cell = put(ws, row, 2, f"={inp.default}", fill=INPUT_FILL) if follows \
-                else text(ws, row, 2, result.keys[inp.name], fill=INPUT_FILL)
+            if follows:
+                put(ws, row, 2, f"={inp.default}", cached=result.keys[inp.name], note=note,
+                    fill=INPUT_FILL)
+            else:
+                text(ws, row, 2, result.keys[inp.name], fill=INPUT_FILL).note = note
             assert inp.table is not None
-            add_dropdown(ws, inp.table, n_rows, cell.coordinate)
-        elif inp.kind == "lookup":
-            put(ws, row, 2, lookup_formula(inp, str(inp.key)), fill=LOOKUP_FILL,
+            add_dropdown(ws, inp.table, n_rows, coordinate(row, 2))
+        elif inp.name in overrides or not (inp.kind == "lookup"
+                                           or isinstance(inp.default, sp.Basic)):
+            put(ws, row, 2, value, note=note, fill=INPUT_FILL,
+                number_format=excel_format(inp.unit, inp.integer))
+            _validate_number(ws, coordinate(row, 2), inp)
+        else:  # a catalog lookup, or a default computed from other inputs
+            formula = lookup_formula(inp, str(inp.key)) if inp.kind == "lookup" \
+                else excel_formula(inp.default)
+            put(ws, row, 2, formula, cached=value, note=note, fill=LOOKUP_FILL,
                 number_format=excel_format(inp.unit))
-        elif isinstance(inp.default, sp.Basic):
-            put(ws, row, 2, excel_formula(inp.default), fill=LOOKUP_FILL,
-                number_format=excel_format(inp.unit))
-        else:
-            cell = put(ws, row, 2, to_plain(result.inputs[inp.name]), fill=INPUT_FILL,
-                       number_format=excel_format(inp.unit, inp.integer))
-            _validate_number(ws, cell, inp)
-        cell = ws.cell(row=row, column=2)
-        cell.comment = Comment(f"{inp.description}\nSource: {inp.source}", "ledgerbuild")
         define(wb, ws, inp.name, row, 2, local=False)
         text(ws, row, 1, inp.name)
         text(ws, row, 3, inp.unit)
@@ -133,41 +135,37 @@ def write_inputs(wb, ledger: Ledger, result, n_rows: dict) -> None:
 
 def add_dropdown(ws, table: str, n_rows: dict, cells: str) -> None:
     """A list of the table's ids on `cells`; anything else typed there is refused."""
-    dv = DataValidation(type="list", allow_blank=False, showErrorMessage=True,
-                        formula1=f"{quote(TABLE_SHEETS[table])}!$A$2:$A${n_rows[table] + 1}")
-    dv.error, dv.errorTitle = f"Pick a {table[:-1]} from the list", "Unknown id"
-    ws.add_data_validation(dv)
-    dv.add(cells)
+    ws.validations.append((cells, {
+        "validate": "list", "source": f"={quote(TABLE_SHEETS[table])}!$A$2:$A${n_rows[table] + 1}",
+        "ignore_blank": False, "error_title": "Unknown id",
+        "error_message": f"Pick a {table[:-1]} from the list"}))
 
 
-def _validate_number(ws, cell, inp: Input) -> None:
+def _validate_number(ws, cell: str, inp: Input) -> None:
     """Typed numbers stay in the ledger's declared range (no 0 GPUs, no negative price)."""
     if inp.lo is None and inp.hi is None:
         return
-    kind = "whole" if inp.integer else "decimal"
+    kind = "integer" if inp.integer else "decimal"
+    options: dict[str, object]
     if inp.hi_open:  # lo <= x < hi: Excel's decimal rule has no open bound
-        ref = cell.coordinate if hasattr(cell, "coordinate") else str(cell)
-        dv = DataValidation(type="custom", formula1=f"AND({ref}>={inp.lo or 0},{ref}<{inp.hi})",
-                            showErrorMessage=True)
+        options = {"validate": "custom", "value": f"=AND({cell}>={inp.lo or 0},{cell}<{inp.hi})"}
         rule = f">= {inp.lo or 0} and < {inp.hi}"
     elif inp.lo is not None and inp.hi is not None:
-        dv = DataValidation(type=kind, operator="between", formula1=str(inp.lo),
-                            formula2=str(inp.hi), showErrorMessage=True)
+        options = {"validate": kind, "criteria": "between", "minimum": inp.lo,
+                   "maximum": inp.hi}
         rule = f"between {inp.lo} and {inp.hi}"
     else:
         bound = inp.lo if inp.lo is not None else inp.hi
-        dv = DataValidation(type=kind, operator="greaterThanOrEqual" if inp.lo is not None
-                            else "lessThanOrEqual", formula1=str(bound), showErrorMessage=True)
+        options = {"validate": kind, "criteria": ">=" if inp.lo is not None else "<=",
+                   "value": bound}
         rule = (">= " if inp.lo is not None else "<= ") + str(bound)
-    dv.error, dv.errorTitle = f"{inp.name}: {'a whole number ' if inp.integer else ''}{rule}", \
-        "Out of range"
-    ws.add_data_validation(dv)
-    dv.add(cell)
+    options.update(error_title="Out of range",
+                   error_message=f"{inp.name}: {'a whole number ' if inp.integer else ''}{rule}")
+    ws.validations.append((cell, options))
 
 
 def write_about(wb, models: list[str], result) -> None:
-    ws = wb.active
-    ws.title = "About"
+    ws = wb.create_sheet("About")
     lines = [
         ("ledgerbuild - the arithmetic of LLM inference, live", TITLE_FONT),
         ("Every computed number in this workbook is a live formula generated from one symbolic "

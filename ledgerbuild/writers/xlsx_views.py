@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from openpyxl.comments import Comment
-
 from ..evaluate import Result
 from ..ledger import Ledger
 from ..units import SUMMARY_FORMATS, VIEW_LABELS, excel_format
+from .xlsx_book import coordinate
 from .xlsx_layout import (
     FORMULA_FILL,
     RIGHT,
@@ -94,10 +93,9 @@ def header_notes(ws, row: int, ledger: Ledger, quantities: list[str], first_col:
     """Readable headers; each note names the ledger quantity and says what it is."""
     for c, q in enumerate(quantities, start=first_col):
         form = ledger.any_form(q)
-        cell = ws.cell(row=row, column=c)
-        cell.value = view_label(ledger, q)
-        cell.alignment = WRAP
-        cell.comment = Comment(f"{q} ({form.unit}): {form.description}", "ledgerbuild")
+        ws.restyle(row, c, **WRAP)
+        ws.cells[row, c].value = view_label(ledger, q)
+        ws.cells[row, c].note = f"{q} ({form.unit}): {form.description}"
 
 
 def write_summary(wb, ledger: Ledger, results: list[Result], names_for,
@@ -106,7 +104,7 @@ def write_summary(wb, ledger: Ledger, results: list[Result], names_for,
     text(ws, 1, 1, "All models under the scenario on the Inputs sheet (live)", font=TITLE_FONT)
     header(ws, 3, ["model"] + SUMMARY)
     header_notes(ws, 3, ledger, SUMMARY, 2)
-    ws.row_dimensions[3].height = 45
+    ws.row_heights[3] = 45
     text(ws, 2, 1, "GB = 1e9 bytes. 'does not fit': no request's KV fits beside the weights on "
                    "the GPUs. Estimate: the calibrated time model (fitted to measured "
                    "throughput, prefill charged); floor / ceiling: the roofline; 'lecture "
@@ -116,8 +114,7 @@ def write_summary(wb, ledger: Ledger, results: list[Result], names_for,
         names = names_for(ledger, res)
         for c, q in enumerate(SUMMARY, start=2):
             view_cell(ws, r, c, ledger, q, lambda n, names=names: names[n],
-                      Cell(ws.title, ws.cell(row=r, column=c).coordinate, res.model_id, q),
+                      Cell(ws.title, coordinate(r, c), res.model_id, q),
                       cells)
     widths(ws, {1: 24, **{c: 20 for c in range(2, len(SUMMARY) + 2)}})
-    print_setup(ws, header_rows="3:3", scenario=scenario_line(results[0]))
-    ws.page_setup.fitToHeight = 1  # the Summary prints on one page
+    print_setup(ws, header_rows="3:3", scenario=scenario_line(results[0]), one_page=True)
