@@ -120,8 +120,9 @@ pipeline_parallel = scenario_input("pipeline_parallel", "stages",
 activation_dtype_bytes = scenario_input("activation_dtype_bytes", "bytes",
                                         "Bytes per activation element sent between GPUs",
                                         default=2, lo=1, source="BF16 activations")
-price_per_gpu_hour = scenario_input("price_per_gpu_hour", "USD/GPU-hour", "Rental price",
-                                    default=3, lo=0, source=LECTURE + " §6.3")
+default_price_per_gpu_hour = scenario_input(
+    "default_price_per_gpu_hour", "USD/GPU-hour", "Rental price for a GPU without a list price "
+    "in the GPU table", default=3, lo=0, source=LECTURE + " §6.3 (3 USD per GPU-hour)")
 memory_gb_unit_bytes = scenario_input(
     "memory_gb_unit_bytes", "bytes/GB",
     "0 (default): GPU memory as the driver reports it (memory_mib); otherwise bytes in one "
@@ -141,6 +142,10 @@ prompt_tokens = lookup_input("prompt_tokens", "tokens", "Prompt length L_p", key
 output_tokens = lookup_input("output_tokens", "tokens", "Generated tokens per request",
                              key="workload", column="output_tokens", source=LECTURE + " §6.3",
                              integer=True)
+input_token_price_ratio = lookup_input(
+    "input_token_price_ratio", "ratio", "Price of an input token relative to an output token "
+    "(0: only output tokens are priced, as the lecture does)", key="workload",
+    column="input_token_price_ratio", source="workload table (chat-api-priced: OpenAI API pricing)")
 context_tokens = scenario_input(
     "context_tokens", "tokens", "Context a decode step attends to (default: the mean context)",
     default=prompt_tokens + output_tokens / 2, lo=1, source=LECTURE + " §6.3", tex="S")
@@ -184,6 +189,14 @@ weight_dequant_overhead_bits = lookup_input(
     "weight_dequant_overhead_bits", "bits",
     "Weight-only formats: dequantising a weight costs the time of reading this many more bits",
     key="weight_dtype", column="dequant_overhead_bits", source=PREREQ + " (4-bit: 2-3x, not 4x)")
+gpu_list_price_usd_per_hour = lookup_input(
+    "gpu_list_price_usd_per_hour", "USD/GPU-hour", "The GPU's on-demand list price (0 = none "
+    "listed)", key="gpu", column="price_usd_per_gpu_hour",
+    source="GPU table: each price with its provider page and date")
+price_per_gpu_hour = scenario_input(
+    "price_per_gpu_hour", "USD/GPU-hour", "The rental price you pay, for every GPU; 0 (default) "
+    "= each GPU's list price from the GPU table (else default_price_per_gpu_hour)", default=0,
+    lo=0, source=LECTURE + " §6.3")
 gpu_memory_gb = lookup_input("gpu_memory_gb", "GB", "Marketed GPU memory", key="gpu",
                              column="memory_gb", source="GPU table")
 gpu_memory_driver_bytes = lookup_input("gpu_memory_driver_bytes", "bytes",

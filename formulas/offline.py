@@ -24,13 +24,13 @@ from .flops import flops_per_token, flops_prefill
 from .inputs import (
     bandwidth_efficiency,
     hbm_bandwidth_bytes_per_s,
+    input_token_price_ratio,
     max_batch,
     max_num_tokens,
     mfu,
     num_hidden_layers,
     output_tokens,
     pipeline_parallel,
-    price_per_gpu_hour,
     prompt_tokens,
 )
 from .kv_cache import kv_bytes_at_context
@@ -42,6 +42,7 @@ from .latency import (
 )
 from .memory import kv_capacity_requests, kv_share_per_gpu, total_gpus, weight_bytes
 from .numerics import peak_flops_per_s, weight_dequant_factor
+from .serving import gpu_price
 from .sources import LECTURE, NCCL, TRTLLM
 
 T = "offline"
@@ -105,7 +106,7 @@ ceiling = quantity("offline_ceiling_tokens_per_s",
 
 
 def usd_per_million(tokens_per_s):
-    return Piecewise((price_per_gpu_hour * total_gpus / 3600 * 10**6 / tokens_per_s, fits),
+    return Piecewise((gpu_price * total_gpus / 3600 * 10**6 / tokens_per_s, fits),
                      (0, True))
 
 
@@ -114,3 +115,19 @@ quantity("offline_usd_per_million_output_tokens", usd_per_million(throughput), "
          source=SRC, topic=T)
 quantity("offline_floor_usd_per_million_output_tokens", usd_per_million(ceiling), "USD",
          "Floor of that cost at the roofline ceiling (0 = does not fit)", source=SRC, topic=T)
+# input tokens priced too (the workload's ratio r): the same GPU cost spread over output tokens
+# and r x input tokens, so out x p_out + in x p_in = cost with p_in = r x p_out
+priced_tokens_per_s = quantity(
+    "offline_priced_tokens_per_s",
+    Piecewise((throughput * (1 + input_token_price_ratio * prompt_tokens / output_tokens),
+               output_tokens > 0), (throughput, True)), "tokens/s",
+    "Output tokens per second plus input tokens per second weighted by the input price ratio",
+    source=SRC, topic=T)
+usd_out_input_priced = quantity(
+    "offline_usd_per_million_output_tokens_input_priced", usd_per_million(priced_tokens_per_s),
+    "USD", "Cost of a million output tokens when input tokens are priced too (estimate; equals "
+    "the output-only cost when the workload prices no input; 0 = does not fit)", source=SRC,
+    topic=T)
+quantity("offline_usd_per_million_input_tokens", input_token_price_ratio * usd_out_input_priced,
+         "USD", "Cost of a million input tokens at the workload's input price ratio (estimate)",
+         source=SRC, topic=T)

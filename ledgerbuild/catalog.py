@@ -52,6 +52,7 @@ class GpuEntry(_Strict):
     fp4_dense_tflops: float = Field(ge=0)
     int8_dense_tops: float = Field(ge=0, default=0)
     tdp_w: float = Field(gt=0)
+    price_usd_per_gpu_hour: float = Field(ge=0, default=0)  # on-demand list price; 0 = none
     notes: str = ""
     sources: dict[str, str]
 
@@ -59,7 +60,7 @@ class GpuEntry(_Strict):
     def every_figure_has_a_source(self):
         figures = {"memory_gb", "memory_mib", "interconnect_gb_per_s",
                    "interconnect_hop_latency_us", "hbm_bandwidth_tb_per_s", "bf16_dense_tflops",
-                   "fp8_dense_tflops", "fp4_dense_tflops", "tdp_w"}
+                   "fp8_dense_tflops", "fp4_dense_tflops", "tdp_w", "price_usd_per_gpu_hour"}
         missing = sorted(figures - set(self.sources))
         if missing:
             raise ValueError(f"sources has no entry for {', '.join(missing)}")
@@ -103,7 +104,9 @@ class WorkloadEntry(_Strict):
     id: str = Field(pattern=ID)
     prompt_tokens: int = Field(gt=0)
     output_tokens: int = Field(gt=0)
+    input_token_price_ratio: float = Field(ge=0, default=0)  # 0: only output tokens priced
     description: str
+    source: str = ""
 
 
 class TimeModelEntry(_Strict):

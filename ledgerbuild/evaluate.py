@@ -121,6 +121,7 @@ class Evaluator:
         self.ledger: Ledger = load_formulas()
         self.sets = {SET_ALIASES.get(k, k): v for k, v in (sets or {}).items()}
         self.draft_model = self.sets.pop(DRAFT_MODEL, None)
+        self._scenario: tuple[dict, dict] | None = None
         known = self.ledger.known_names()
         for name in self.sets:
             if name not in known:
@@ -184,9 +185,13 @@ class Evaluator:
         return self.evaluate_entry(*catalog.load_model(model_ref))
 
     def inputs_for(self, entry, fields: dict) -> tuple[dict, dict, frozenset]:
-        """(keys, every input's exact value, variant tags) for a model under the scenario."""
-        keys = self.keys()
-        inputs = {**self.model_values(fields, f"model {entry.id}"), **self.scenario_values(keys)}
+        """(keys, every input's exact value, variant tags) for a model under the scenario
+        (the scenario's part resolved once per evaluator)."""
+        if self._scenario is None:
+            keys = self.keys()
+            self._scenario = keys, self.scenario_values(keys)
+        keys, scenario = self._scenario
+        inputs = {**self.model_values(fields, f"model {entry.id}"), **scenario}
         tags = self.ledger.tags_for({k: int(v) if v.is_Integer else v for k, v in inputs.items()})
         return keys, inputs, tags
 

@@ -47,6 +47,10 @@ VIEW_LABELS = {
                                                     "USD", 1),
     "usd_per_million_output_tokens": ("Cost per 1M output tokens, lecture decode-only (USD)",
                                       "USD", 1),
+    "offline_usd_per_million_output_tokens_input_priced": (
+        "Cost per 1M output tokens, input priced too (USD)", "USD", 1),
+    "offline_usd_per_million_input_tokens": ("Cost per 1M input tokens (USD)", "USD", 1),
+    "gpu_price_usd_per_hour": ("Price per GPU-hour (USD)", "USD", 1),
 }
 
 

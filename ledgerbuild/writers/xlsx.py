@@ -93,8 +93,7 @@ def build_workbook(model_spec: str, gpu_spec: str, sets: dict, progress: bool = 
     rows = {"gpus": [catalog.gpus()[g] for g in gpu_ids]}
     for t in ("dtypes", "workloads", "time_models", "engines", "training_recipes"):
         rows[t] = list(catalog.table(t).values())
-    write_inputs(wb, ledger, results[0], {t: len(r) for t, r in rows.items()},
-                 set(evaluator.sets))
+    write_inputs(wb, ledger, results[0], set(evaluator.sets))
     fixed = ["About", "Inputs", "Summary", "Compare", "Scenarios", "Sweeps", "SweepsCalc",
              "ScenariosCalc", "CompareCalc", "Models", *TABLE_SHEETS.values()]
     titles = sheet_titles([r.model_id for r in results], set(fixed))
@@ -108,7 +107,7 @@ def build_workbook(model_spec: str, gpu_spec: str, sets: dict, progress: bool = 
     write_sweeps(wb, ledger, by_id[sweep_id], names_for(ledger, by_id[sweep_id]), cells)
     for res in _progress(results, progress, "writing sheets"):
         write_model_sheet(wb, ledger, res, titles[res.model_id], cells)
-    write_scenarios(wb, ledger, results, names_for, {t: len(r) for t, r in rows.items()}, cells)
+    write_scenarios(wb, ledger, results, names_for, cells)
     where = write_compare_calc(wb, ledger, results, gpu_ids, names_for, cells)
     write_compare(wb, ledger, results, gpu_ids, where, cells)
     write_models_table(wb, ledger, results)
@@ -126,12 +125,14 @@ def cache_values(wb: Book, cells: list[Cell], sets: dict, entries: dict) -> None
     with (a cell's own --set variant on top of the user's): what viewers that do not
     recalculate show. "does not fit" where the cell's guard is 0."""
     values: dict[tuple, dict] = {}
+    evaluators: dict[tuple, Evaluator] = {}
     sheets = {ws.title: ws for ws in wb.worksheets}
     for cell in cells:
         key = (cell.model, cell.sets)
         if key not in values:
-            values[key] = Evaluator({**sets, **dict(cell.sets)}).evaluate_floats(
-                *entries[cell.model])
+            if cell.sets not in evaluators:
+                evaluators[cell.sets] = Evaluator({**sets, **dict(cell.sets)})
+            values[key] = evaluators[cell.sets].evaluate_floats(*entries[cell.model])
         found = values[key]
         row, col = xl_cell_to_rowcol(cell.coord)
         target = sheets[cell.sheet].cells[row + 1, col + 1]
@@ -155,7 +156,8 @@ def write_workbook(model_spec: str, gpu_spec: str, sets: dict, output: Path,
         save_atomically(wb, output)
     except OSError as e:
         raise LedgerError(f"{output}: cannot write ({e.strerror})") from None
-    return (f"wrote {output}: {len(wb.sheetnames)} sheets, {len(cells):,} formula cells, "
+    formulas = sum(1 for ws in wb.worksheets for _ in ws.formulas())
+    return (f"wrote {output}: {len(wb.sheetnames)} sheets, {formulas:,} formula cells, "
             f"{output.stat().st_size / 1e6:.2f} MB")
 
 

@@ -144,14 +144,17 @@ def save(book: Book, path: str) -> None:
     wb = xlsxwriter.Workbook(path, {"strings_to_numbers": False, "strings_to_formulas": False,
                                     "strings_to_urls": False})
     formats: dict[tuple, Any] = {}
+    by_identity: dict[int, Any] = {}
 
     def fmt(style: dict):
         if not style:
             return None
-        key = tuple(sorted(style.items()))
-        if key not in formats:
-            formats[key] = wb.add_format(style)
-        return formats[key]
+        if id(style) not in by_identity:
+            key = tuple(sorted(style.items()))
+            if key not in formats:
+                formats[key] = wb.add_format(style)
+            by_identity[id(style)] = (formats[key], style)  # the dict kept alive with its id
+        return by_identity[id(style)][0]
 
     sheets = {s.title: wb.add_worksheet(s.title, worksheet_class=PlainFormulas)
               for s in book.worksheets}
@@ -197,10 +200,11 @@ def _write_sheet(wb, ws, sheet: Sheet, fmt) -> None:
     for cells, formula, style in sheet.conditional:
         ws.conditional_format(cells, {"type": "formula", "criteria": "=" + formula,
                                       "format": fmt(style)})
-    for table in sheet.tables:
-        ws.add_table(table.first - 1, 0, table.last - 1, len(table.columns) - 1,
-                     {"name": table.name, "autofilter": False, "style": "Table Style Light 1",
-                      "columns": [{"header": h} for h in table.columns]})
+    for table in sheet.tables:  # after the cells: the table writes its header row
+        ws.add_table(table.first - 1, 0, table.last - 1, len(table.columns) - 1, {
+            "name": table.name, "autofilter": False, "style": "Table Style Light 1",
+            "columns": [{"header": h, "header_format": fmt(sheet.cells[table.first, c].style)}
+                        for c, h in enumerate(table.columns, start=1)]})
     for chart in sheet.charts:
         ws.insert_chart(chart.anchor, _chart(wb, chart))
     _page_setup(ws, sheet.page)

@@ -11,6 +11,7 @@ reference each.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -46,6 +47,11 @@ def _forms(ledger: Ledger, res: Result) -> dict[str, sp.Basic]:
     return forms
 
 
+@functools.lru_cache(maxsize=4096)
+def symbol_names(expr: sp.Basic) -> tuple[str, ...]:
+    return tuple(s.name for s in expr.free_symbols)
+
+
 def steps(ledger: Ledger, res: Result, targets: list[str], bound: set[str]) -> list[str]:
     """The lookups and quantities `targets` need that depend on a bound name: lookups first,
     then in ledger order (inputs with formula defaults before the quantities)."""
@@ -58,7 +64,7 @@ def steps(ledger: Ledger, res: Result, targets: list[str], bound: set[str]) -> l
             inp = lookups.get(name)
             depends[name] = name in bound or (
                 inp is not None and (inp.key in bound or inp.qualifier in bound)) or (
-                name in forms and any(dep(s.name) for s in forms[name].free_symbols))
+                name in forms and any(dep(s) for s in symbol_names(forms[name])))
         return depends[name]
 
     needed: set[str] = set()
@@ -67,8 +73,8 @@ def steps(ledger: Ledger, res: Result, targets: list[str], bound: set[str]) -> l
         if name in needed or name in bound or not dep(name):
             return
         needed.add(name)
-        for s in forms[name].free_symbols if name in forms else ():
-            close(s.name)
+        for s in symbol_names(forms[name]) if name in forms else ():
+            close(s)
 
     for t in targets:
         close(t)

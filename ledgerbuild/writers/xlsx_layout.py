@@ -52,15 +52,22 @@ def define_range(wb: Book, name: str, ws: Sheet, col: int, first: int, last: int
     wb.names[name] = f"{quote(ws.title)}!${c}${first}:${c}${last}"
 
 
+_STYLES: dict[tuple, dict] = {}
+
+
 def _merge(style: dict) -> dict:
-    """fill=, font=, alignment= (property dicts) and number_format= as one format."""
-    out: dict = {}
-    for key, value in style.items():
-        if key == "number_format":
-            out["num_format"] = value
-        elif value:
-            out.update(value)
-    return out
+    """fill=, font=, alignment= (property dicts) and number_format= as one format; equal
+    arguments give the same dict object (the writer caches formats by identity)."""
+    key = tuple((k, v if isinstance(v, str) else id(v)) for k, v in style.items())
+    if key not in _STYLES:
+        out: dict = {}
+        for name, value in style.items():
+            if name == "number_format":
+                out["num_format"] = value
+            elif value:
+                out.update(value)
+        _STYLES[key] = out
+    return _STYLES[key]
 
 
 def text(ws: Sheet, row: int, col: int, value, **style) -> XCell:

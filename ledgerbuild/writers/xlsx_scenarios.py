@@ -40,10 +40,11 @@ RESULTS = ["offline_usd_per_million_output_tokens", "offline_throughput_tokens_p
 FIRST_CHOICE_ROW = 5
 
 
-def _choice_cells(ws, ledger: Ledger, result: Result, n_rows: dict) -> dict[str, int]:
-    """The scenario table: one row per choice, one column per scenario; returns name -> row."""
+def _choice_cells(ws, ledger: Ledger, result: Result) -> dict[str, int]:
+    """The scenario table: one row per choice, one column per scenario; returns name -> row.
+    A price of 0 means each scenario's GPU at its list price."""
     header(ws, FIRST_CHOICE_ROW - 1, ["choice"] + [name for name, _ in PRESETS])
-    rows = {}
+    rows: dict[str, int] = {}
     for r, name in enumerate(CHOICES, start=FIRST_CHOICE_ROW):
         inp = ledger.inputs[name]
         text(ws, r, 1, f"{name} ({inp.unit})")
@@ -58,7 +59,7 @@ def _choice_cells(ws, ledger: Ledger, result: Result, n_rows: dict) -> dict[str,
                 put(ws, r, c, float(value), fill=INPUT_FILL)
         if inp.kind == "key":
             assert inp.table is not None
-            add_dropdown(ws, inp.table, n_rows, f"B{r}:{column_letter(len(PRESETS) + 1)}{r}")
+            add_dropdown(ws, inp.table, f"B{r}:{column_letter(len(PRESETS) + 1)}{r}")
         rows[name] = r
     return rows
 
@@ -73,14 +74,15 @@ def _sets(changes: dict) -> dict[str, str]:
     return sets
 
 
-def write_scenarios(wb, ledger: Ledger, results: list[Result], names_for, n_rows: dict,
+def write_scenarios(wb, ledger: Ledger, results: list[Result], names_for,
                     cells: list[Cell]) -> None:
     ws = wb.create_sheet("Scenarios", 3)
     text(ws, 1, 1, "Scenarios side by side (live): edit the yellow cells; the first column "
                    "follows the Inputs sheet", font=TITLE_FONT)
-    text(ws, 2, 1, "gpu_count_setting 0 = auto (the smallest of 1, 2, 4, 8 GPUs that fits). "
+    text(ws, 2, 1, "gpu_count_setting 0 = auto (the smallest of 1, 2, 4, 8 GPUs that fits); "
+                   "price_per_gpu_hour 0 = the scenario's GPU at its list price (GPUs sheet). "
                    "Other inputs come from the Inputs sheet. Workings on ScenariosCalc.")
-    choice_rows = _choice_cells(ws, ledger, results[0], n_rows)
+    choice_rows = _choice_cells(ws, ledger, results[0])
     calc = wb.create_sheet("ScenariosCalc")
     text(calc, 1, 1, "ScenariosCalc: one calculation per row, one scenario per column (live)",
          font=TITLE_FONT)

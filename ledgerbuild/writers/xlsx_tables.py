@@ -14,7 +14,7 @@ from ..evaluate import time_model_text, to_plain
 from ..ledger import Input, Ledger
 from ..printers.excel import excel_formula
 from ..units import excel_format
-from .xlsx_book import column_letter, coordinate
+from .xlsx_book import Table, column_letter, coordinate
 from .xlsx_layout import (
     INPUT_FILL,
     LOOKUP_FILL,
@@ -22,12 +22,10 @@ from .xlsx_layout import (
     TITLE_FONT,
     WRAP,
     define,
-    define_range,
     fit_row,
     header,
     print_setup,
     put,
-    quote,
     text,
     widths,
 )
@@ -70,8 +68,10 @@ def write_table(wb, table: str, rows: list) -> None:
                 text(ws, r, c, value or "")
             else:
                 put(ws, r, c, value, fill=INPUT_FILL)
-    for c, col in enumerate(cols, start=1):
-        define_range(wb, f"{table}_{col}", ws, c, 2, len(rows) + 1)
+    # an Excel Table: a row added under it in Excel joins it, and every name below follows
+    ws.tables.append(Table(f"tbl_{table}", 1, len(rows) + 1, cols))
+    for col in cols:
+        wb.names[f"{table}_{col}"] = f"tbl_{table}[{col}]"
     widths(ws, {c: max(12, min(60, len(col) + 4)) for c, col in enumerate(cols, start=1)})
     widths(ws, {1: 18, 2: 34})
     print_setup(ws, header_rows="1:1")
@@ -89,7 +89,7 @@ def lookup_formula(inp: Input, key_text: str, qualifier_text: str | None = None)
     return f"={plain}{scale}"
 
 
-def write_inputs(wb, ledger: Ledger, result, n_rows: dict, overrides: set[str]) -> None:
+def write_inputs(wb, ledger: Ledger, result, overrides: set[str]) -> None:
     """The scenario: key choices (dropdowns), numbers, and the lookups they drive (a lookup
     or computed default set on the command line is written as a typed-over number)."""
     ws = wb.create_sheet("Inputs", 1)
@@ -112,7 +112,7 @@ def write_inputs(wb, ledger: Ledger, result, n_rows: dict, overrides: set[str]) 
             else:
                 text(ws, row, 2, result.keys[inp.name], fill=INPUT_FILL).note = note
             assert inp.table is not None
-            add_dropdown(ws, inp.table, n_rows, coordinate(row, 2))
+            add_dropdown(ws, inp.table, coordinate(row, 2))
         elif inp.name in overrides or not (inp.kind == "lookup"
                                            or isinstance(inp.default, sp.Basic)):
             put(ws, row, 2, value, note=note, fill=INPUT_FILL,
@@ -133,10 +133,11 @@ def write_inputs(wb, ledger: Ledger, result, n_rows: dict, overrides: set[str]) 
     print_setup(ws)
 
 
-def add_dropdown(ws, table: str, n_rows: dict, cells: str) -> None:
-    """A list of the table's ids on `cells`; anything else typed there is refused."""
+def add_dropdown(ws, table: str, cells: str) -> None:
+    """A list of the table's ids on `cells` (the table's id column: rows added to the table
+    join it); anything else typed there is refused."""
     ws.validations.append((cells, {
-        "validate": "list", "source": f"={quote(TABLE_SHEETS[table])}!$A$2:$A${n_rows[table] + 1}",
+        "validate": "list", "source": f"={table}_id",
         "ignore_blank": False, "error_title": "Unknown id",
         "error_message": f"Pick a {table[:-1]} from the list"}))
 

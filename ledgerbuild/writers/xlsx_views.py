@@ -26,7 +26,8 @@ SUMMARY = ["gpu_count", "params_total", "params_active", "weight_bytes", "kv_byt
            "gpus_for_weights", "max_concurrency", "ttft_s", "tpot_s",
            "offline_throughput_tokens_per_s", "offline_ceiling_tokens_per_s",
            "offline_usd_per_million_output_tokens", "offline_floor_usd_per_million_output_tokens",
-           "usd_per_million_output_tokens"]
+           "usd_per_million_output_tokens", "offline_usd_per_million_output_tokens_input_priced",
+           "offline_usd_per_million_input_tokens"]
 
 
 def scenario_line(res: Result) -> str:
@@ -105,8 +106,9 @@ def write_summary(wb, ledger: Ledger, results: list[Result], names_for,
     header(ws, 3, ["model"] + SUMMARY)
     header_notes(ws, 3, ledger, SUMMARY, 2)
     ws.row_heights[3] = 45
-    text(ws, 2, 1, "GB = 1e9 bytes. 'does not fit': no request's KV fits beside the weights on "
-                   "the GPUs. Estimate: the calibrated time model (fitted to measured "
+    text(ws, 2, 1, "GB = 1e9 bytes. Priced at price_per_gpu_hour (Inputs; 0 = the GPU's list "
+                   "price on the GPUs sheet, with its source and date). 'does not fit': no "
+                   "request's KV fits beside the weights on the GPUs. Estimate: the calibrated time model (fitted to measured "
                    "throughput, prefill charged); floor / ceiling: the roofline; 'lecture "
                    "decode-only': the lecture's serving table (prefill not charged).")
     for r, res in enumerate(results, start=4):
