@@ -166,6 +166,21 @@ class Evaluator:
         return values
 
     def model_values(self, fields: dict, where: str) -> dict[str, sp.Expr]:
+        """The model's fields as exact numbers, range- and consistency-checked (remembered per
+        field values and the --set values that touch them: a workbook evaluates each model
+        under hundreds of scenarios)."""
+        model_sets = tuple((k, v) for k, v in self.sets.items() if k in self.ledger.inputs
+                           and self.ledger.inputs[k].kind == "model")
+        key = (where, tuple(fields.items()), model_sets)
+        try:
+            hash(key)
+        except TypeError:  # a field that is not a number: the checks below say which
+            return self._model_values(fields, where)
+        if key not in _MODEL_VALUES:
+            _MODEL_VALUES[key] = self._model_values(fields, where)
+        return dict(_MODEL_VALUES[key])
+
+    def _model_values(self, fields: dict, where: str) -> dict[str, sp.Expr]:
         values = {}
         for inp in self.ledger.inputs_of("model"):
             if inp.name in self.sets:
@@ -251,6 +266,7 @@ class Evaluator:
         return result
 
 
+_MODEL_VALUES: dict[tuple, dict] = {}
 DRAFT_MODEL = "spec_draft_model"  # --set spec_draft_model=ID derives spec_draft_cost
 _EXACT: dict = {}
 

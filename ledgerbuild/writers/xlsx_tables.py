@@ -62,8 +62,10 @@ def write_table(wb, table: str, rows: list) -> None:
             value = getattr(row, col)
             if (table, col) in DERIVED:
                 put(ws, r, c, _derived_formula(cols, DERIVED[table, col], r), cached=value)
-            elif col == "sources":
-                text(ws, r, c, "; ".join(f"{k}: {v}" for k, v in value.items()))
+            elif col == "sources":  # wrapped: an overflowing line would widen the printout
+                joined = "; ".join(f"{k}: {v}" for k, v in value.items())
+                text(ws, r, c, joined, alignment=WRAP)
+                ws.row_heights[r] = min(409, 13 * -(-len(joined) // 130) + 2)
             elif isinstance(value, str) or value is None:
                 text(ws, r, c, value or "")
             else:
@@ -73,7 +75,7 @@ def write_table(wb, table: str, rows: list) -> None:
     for col in cols:
         wb.names[f"{table}_{col}"] = f"tbl_{table}[{col}]"
     widths(ws, {c: max(12, min(60, len(col) + 4)) for c, col in enumerate(cols, start=1)})
-    widths(ws, {1: 18, 2: 34})
+    widths(ws, {1: 18, 2: 34, **({len(cols): 120} if cols[-1] == "sources" else {})})
     print_setup(ws, header_rows="1:1")
 
 

@@ -108,9 +108,10 @@ def write_summary(wb, ledger: Ledger, results: list[Result], names_for,
     ws.row_heights[3] = 45
     text(ws, 2, 1, "GB = 1e9 bytes. Priced at price_per_gpu_hour (Inputs; 0 = the GPU's list "
                    "price on the GPUs sheet, with its source and date). 'does not fit': no "
-                   "request's KV fits beside the weights on the GPUs. Estimate: the calibrated time model (fitted to measured "
-                   "throughput, prefill charged); floor / ceiling: the roofline; 'lecture "
-                   "decode-only': the lecture's serving table (prefill not charged).")
+                   "request's KV fits beside the weights on the GPUs. Estimate: the calibrated "
+                   "time model (fitted to measured throughput, prefill charged); floor / "
+                   "ceiling: the roofline; 'lecture decode-only': the lecture's serving table "
+                   "(prefill not charged).")
     for r, res in enumerate(results, start=4):
         text(ws, r, 1, res.model_id)
         names = names_for(ledger, res)
