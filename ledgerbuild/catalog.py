@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from .errors import LedgerError, close_matches
 from .families import ledger_fields
+from .files import read_input
 
 ID = r"^[a-z0-9][a-z0-9._-]*$"
 QUALIFIED_ID = r"^[a-z0-9][a-z0-9._-]*(@[a-z0-9][a-z0-9._-]*)?$"  # time model, or time model@gpu
@@ -25,10 +26,14 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    """Strict types: no strings or booleans for numbers, no NaN or infinity, no unknown keys."""
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
 class ModelEntry(_Strict):
+    """A model: its config.json fields, published figures and sources; `origin` is the file
+    it was read from (for error messages)."""
+
     id: str = Field(pattern=ID)
     name: str
     hf_repo: str | None = None
@@ -36,6 +41,12 @@ class ModelEntry(_Strict):
     layer_types_counts: dict[str, int] | None = None
     published: dict = Field(default_factory=dict)
     sources: list[str] = Field(default_factory=list)
+    _origin: str = PrivateAttr(default="")
+
+    @property
+    def where(self) -> str:
+        """'models/x.yaml: x' (the file and the entry), or 'model x'."""
+        return f"{self._origin}: {self.id}" if self._origin else f"model {self.id}"
 
 
 class GpuEntry(_Strict):
@@ -153,15 +164,38 @@ _PACKAGES = {"models": "ledgerbuild.catalog_models", "gpus": "ledgerbuild.catalo
              "scenario": "ledgerbuild.catalog_scenarios"}
 
 
+class _UniqueKeys(_LOADER):  # type: ignore[valid-type,misc]
+    """The safe loader, refusing a key given twice in one mapping (YAML would keep the last)."""
+
+
+def _mapping(loader, node, deep=False):
+    seen = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        try:
+            duplicate = key in seen
+            seen.add(key)
+        except TypeError:  # an unhashable key: construct_mapping says so
+            continue
+        if duplicate:
+            raise yaml.constructor.ConstructorError(None, None, f"key {key!r} given twice",
+                                                    key_node.start_mark)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeys.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+
+
 def _read_yaml(path: Path) -> object:
+    text = read_input(path)
     try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
+        return yaml.load(text, Loader=_UniqueKeys)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark else ""
         raise LedgerError(f"{path}{where}: malformed YAML ({getattr(e, 'problem', e)})") from None
-    except OSError as e:
-        raise LedgerError(f"{path}: cannot read ({e.strerror})") from None
+    except RecursionError:
+        raise LedgerError(f"{path}: nested too deeply") from None
 
 
 def _validate(cls, data, path, entry=None):
@@ -195,6 +229,7 @@ def _model_file(path: Path) -> ModelEntry:
     entry = _validate(ModelEntry, _read_yaml(path), path)
     if entry.id != path.stem:
         raise LedgerError(f"{path}: {entry.id}: field id: must equal the file name {path.stem!r}")
+    entry._origin = f"models/{path.name}"
     return entry
 
 
@@ -269,14 +304,18 @@ def load_model(ref: str) -> tuple[ModelEntry, dict]:
     if path.suffix == ".json":
         return _load_hf_config(path)
     entry = _validate(ModelEntry, _read_yaml(path), path)
+    entry._origin = str(path)
     return entry, model_fields(entry, path)
 
 
 def _load_hf_config(path: Path) -> tuple[ModelEntry, dict]:
+    text = read_input(path)
     try:
-        config = json.loads(path.read_text(encoding="utf-8"))
+        config = json.loads(text)
     except json.JSONDecodeError as e:
         raise LedgerError(f"{path} line {e.lineno}: malformed JSON ({e.msg})") from None
+    except (RecursionError, ValueError) as e:  # nesting; a 5,000-digit integer
+        raise LedgerError(f"{path}: not a config this tool reads ({str(e)[:80]})") from None
     if not isinstance(config, dict):
         raise LedgerError(f"{path}: expected a JSON object")
     config = config.get("text_config", config) if "text_config" in config else config
@@ -284,6 +323,7 @@ def _load_hf_config(path: Path) -> tuple[ModelEntry, dict]:
     ident = "".join(ch if ch.isalnum() or ch in "._-" else "-" for ch in name.lower()).strip("-.")
     entry = _validate(ModelEntry, {"id": ident or "model", "name": name, "config": config,
                                    "sources": [str(path)]}, path)
+    entry._origin = str(path)
     return entry, model_fields(entry, path)
 
 

@@ -12,6 +12,7 @@ import typer
 
 from .cli import app, guarded, out
 from .errors import LedgerError
+from .files import read_input
 
 sample_app = typer.Typer(no_args_is_help=True, help="The lecture's §7 sampling demos.")
 app.add_typer(sample_app, name="sample", rich_help_panel="Simulations")
@@ -100,12 +101,7 @@ app.add_typer(stream_app, name="stream", rich_help_panel="Simulations")
 
 
 def _read_text(path: Path) -> str:
-    try:
-        return path.read_bytes().decode("utf-8")
-    except OSError as e:
-        raise LedgerError(f"{path}: cannot read ({e.strerror})") from None
-    except UnicodeDecodeError as e:
-        raise LedgerError(f"{path}: invalid UTF-8 at byte {e.start}; save the file as UTF-8") from None
+    return read_input(path)
 
 
 @bpe_app.command("train")

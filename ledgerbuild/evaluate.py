@@ -8,6 +8,7 @@ Shortcut: a `--set` on a quantity name replaces that quantity's value (a what-if
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import sympy as sp
@@ -41,24 +42,39 @@ def parse_sets(pairs: list[str] | None) -> dict[str, str]:
     return out
 
 
+# a decimal number with an exponent of at most three digits (1e308 is as far as a double goes;
+# sympy would build 10^1000000 exactly and hang)
+_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]{1,3})?")
+_FRACTION = re.compile(r"[+-]?[0-9]{1,40}/0*[1-9][0-9]{0,39}")  # an exact ratio, e.g. 1/3
+
+
 def _number(name: str, text) -> sp.Expr:
-    try:
-        value = exact(text)
-    except (TypeError, ValueError, SyntaxError):
-        raise LedgerError(f"--set {name}={text}: not a number") from None
-    if not value.is_finite:
-        raise LedgerError(f"--set {name}={text}: not a finite number")
+    """A --set value: a plain decimal number (1024, 0.9, 2.5e-3) or a ratio of whole numbers
+    (1/3, not 1/0), finite, within a double's range."""
+    shown, plain = str(text)[:40], str(text).strip()
+    if isinstance(text, bool) or not (_DECIMAL.fullmatch(plain) or _FRACTION.fullmatch(plain)):
+        raise LedgerError(f"--set {name}={shown}: not a number (write e.g. 1024, 0.9, 2.5e-3 "
+                          "or 1/3)")
+    value = sp.Rational(plain)
+    if abs(value) > 1e300 or (value != 0 and abs(value) < 1e-300):
+        raise LedgerError(f"--set {name}={shown}: out of the range a double holds")
     return value
 
 
+def _plain_text(value: sp.Expr) -> str:
+    return str(int(value)) if value.is_Integer else f"{float(value):g}"
+
+
 def _check_range(inp: Input, value: sp.Expr, where: str) -> None:
+    rule = None
     if inp.integer and not value.is_integer:
-        raise LedgerError(f"{where}: field {inp.name}: must be a whole number, got {value}")
-    if inp.lo is not None and value < exact(inp.lo):
-        raise LedgerError(f"{where}: field {inp.name}: must be >= {inp.lo}, got {value}")
-    if inp.hi is not None and (value >= exact(inp.hi) if inp.hi_open else value > exact(inp.hi)):
-        raise LedgerError(f"{where}: field {inp.name}: must be {'<' if inp.hi_open else '<='} "
-                          f"{inp.hi}, got {value}")
+        rule = "must be a whole number"
+    elif inp.lo is not None and value < exact(inp.lo):
+        rule = f"must be >= {inp.lo}"
+    elif inp.hi is not None and (value >= exact(inp.hi) if inp.hi_open else value > exact(inp.hi)):
+        rule = f"must be {'<' if inp.hi_open else '<='} {inp.hi}"
+    if rule:
+        raise LedgerError(f"{where}: field {inp.name}: {rule}, got {_plain_text(value)}")
 
 
 @dataclass
@@ -206,7 +222,7 @@ class Evaluator:
             keys = self.keys()
             self._scenario = keys, self.scenario_values(keys)
         keys, scenario = self._scenario
-        inputs = {**self.model_values(fields, f"model {entry.id}"), **scenario}
+        inputs = {**self.model_values(fields, entry.where), **scenario}
         tags = self.ledger.tags_for({k: int(v) if v.is_Integer else v for k, v in inputs.items()})
         return keys, inputs, tags
 
@@ -225,7 +241,7 @@ class Evaluator:
                 try:
                     env[q.name] = _exact_form(q)(env)
                 except ZeroDivisionError:
-                    raise LedgerError(f"model {entry.id}: {q.name} divides by zero for these "
+                    raise LedgerError(f"{entry.where}: {q.name} divides by zero for these "
                                       "inputs") from None
             values[q.name] = to_sympy(env[q.name])
         return Result(entry.id, entry.name, tags, keys, inputs, qs, values, overridden)
@@ -246,7 +262,7 @@ class Evaluator:
         try:
             return evaluator_for(qs)(env)
         except ZeroDivisionError:
-            raise LedgerError(f"model {entry.id}: a quantity divides by zero for these "
+            raise LedgerError(f"{entry.where}: a quantity divides by zero for these "
                               "inputs") from None
 
     def _with_draft_model(self, entry, fields: dict) -> Result:
@@ -304,6 +320,9 @@ def check_consistency(v: dict, where: str) -> None:
             raise LedgerError(f"{where}: field {width}: must be > 0 when {count} > 0")
     if v["n_routed_experts"] > 0 and not 0 < v["num_experts_per_tok"] <= v["n_routed_experts"]:
         raise LedgerError(f"{where}: field num_experts_per_tok: must be in 1..n_routed_experts")
+    if v["first_k_dense_replace"] > v["num_hidden_layers"]:
+        raise LedgerError(f"{where}: field first_k_dense_replace: {v['first_k_dense_replace']} "
+                          f"exceeds num_hidden_layers {v['num_hidden_layers']}")
 
 
 def evaluate(model_ref: str, sets: dict[str, str] | None = None) -> Result:

@@ -68,9 +68,14 @@ MLA_REQUIRED = ["kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_
 
 def family_of(config: dict) -> tuple[str, Family]:
     raw = config.get("model_type")
+    if raw is not None and not isinstance(raw, str):
+        raise LedgerError(f"field model_type: must be a string, got {type(raw).__name__}")
     mt = _ALIASES.get(raw, raw) if isinstance(raw, str) else raw
+    classes = config.get("architectures") or []
+    if not isinstance(classes, list) or not all(isinstance(c, str) for c in classes):
+        raise LedgerError("field architectures: must be a list of class names")
     if mt not in FAMILIES:
-        for cls in config.get("architectures") or []:
+        for cls in classes:
             mt = _BY_CLASS.get(cls, mt)
     if mt not in FAMILIES:
         known = ", ".join(sorted(FAMILIES))
@@ -78,34 +83,72 @@ def family_of(config: dict) -> tuple[str, Family]:
         fields = (f"; it also lacks {', '.join(missing)}" if missing else
                   "; its decoder fields are present, but the family's layout (biases, norms, "
                   "MLP and attention variants) is unknown")
-        raise LedgerError(f"model_type {config.get('model_type')!r} "
-                          f"(architectures {config.get('architectures')}) is not a known "
-                          f"architecture{fields}; known model_type values: {known}")
+        raise LedgerError(f"model_type {str(raw)[:60]!r} (architectures {classes[:3]}) is not "
+                          f"a known architecture{fields}; known model_type values: {known}")
     return mt, FAMILIES[mt]
 
 
-def _value(config: dict, spec):
-    return config.get(spec) if isinstance(spec, str) else spec
+MAX_COUNT = 2**53  # larger counts are not exact in a double (Excel) and are no model's
+
+
+def count(config: dict, key: str, default: int | None = None, lo: int = 0) -> int:
+    """A count from the config: a whole number (not a bool, a string or a float), lo..2^53."""
+    value = config.get(key)
+    if value is None:
+        if default is None:
+            raise LedgerError(f"field {key}: missing")
+        return default
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise LedgerError(f"field {key}: must be a whole number, got {_shown(value)}")
+    if not lo <= value <= MAX_COUNT:
+        raise LedgerError(f"field {key}: must be in {lo}..2^53, got {_shown(value)}")
+    return value
+
+
+def flag(config: dict, key: str) -> int:
+    """A yes/no field: true, false (or 1, 0); absent is false."""
+    value = config.get(key, False)
+    if value is None:
+        return 0
+    if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
+        return int(value)
+    raise LedgerError(f"field {key}: must be true or false, got {_shown(value)}")
+
+
+def _shown(value) -> str:
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else "a huge number"
+    return f"{text[:40]} ({type(value).__name__})"
+
+
+def _trait(config: dict, spec) -> int:
+    """A family trait: a constant, or a yes/no config key."""
+    return spec if isinstance(spec, int) else flag(config, spec)
+
+
+def _moe(config: dict, spec) -> int:
+    return spec if isinstance(spec, int) else count(config, spec, default=0)
 
 
 def _layer_counts(config: dict, family: Family, n_layers: int) -> dict:
     """Counts of full / sliding / chunked layers."""
     types = config.get("layer_types")
     if isinstance(types, list) and types:
+        if len(types) != n_layers:
+            raise LedgerError(f"field layer_types: {len(types)} entries for {n_layers} layers")
         return {"sliding": sum(t == "sliding_attention" for t in types),
                 "chunked": sum(t == "chunked_attention" for t in types)}
-    window = config.get("sliding_window")
+    window = count(config, "sliding_window", default=0)
     rule = family.pattern
     if rule == "sliding_all":
         return {"sliding": n_layers if window else 0, "chunked": 0}
     if rule == "alternate":  # even layers slide (Gemma 2, gpt-oss)
         return {"sliding": (n_layers + 1) // 2, "chunked": 0}
     if rule == "gemma3":  # every sliding_window_pattern-th layer is global
-        every = int(config.get("sliding_window_pattern", 6))
+        every = count(config, "sliding_window_pattern", default=6, lo=1)
         return {"sliding": n_layers - n_layers // every, "chunked": 0}
     if rule == "llama4":  # every 4th layer global, the rest chunked (no_rope_layers)
         return {"sliding": 0, "chunked": n_layers - n_layers // 4
-                if config.get("attention_chunk_size") else 0}
+                if count(config, "attention_chunk_size", default=0) else 0}
     return {"sliding": 0, "chunked": 0}
 
 
@@ -116,34 +159,35 @@ def missing_fields(config: dict, family: Family) -> list[str]:
 
 
 def ledger_fields(config: dict, layer_counts: dict | None = None) -> dict:
-    """The ledger's model inputs for an HF config (raises LedgerError naming missing fields)."""
+    """The ledger's model inputs for an HF config, every value type-checked (raises
+    LedgerError naming the field)."""
     _, family = family_of(config)
     missing = missing_fields(config, family)
     if missing:
         raise LedgerError(f"{family.hf_class} config is missing {', '.join(missing)}")
     c = config
-    n_layers = int(c["num_hidden_layers"])
-    fields = {k: c[k] for k in REQUIRED}
-    fields["num_key_value_heads"] = c.get("num_key_value_heads") or c["num_attention_heads"]
-    fields["head_dim"] = c.get("head_dim") or c["hidden_size"] // c["num_attention_heads"]
-    fields["tie_word_embeddings"] = int(bool(c.get("tie_word_embeddings", False)))
-    fields["num_nextn_predict_layers"] = int(c.get("num_nextn_predict_layers") or 0)
+    fields = {k: count(c, k, lo=1) for k in REQUIRED}
+    n_layers, heads = fields["num_hidden_layers"], fields["num_attention_heads"]
+    fields["num_key_value_heads"] = count(c, "num_key_value_heads", default=heads, lo=1)
+    fields["head_dim"] = count(c, "head_dim", default=fields["hidden_size"] // heads, lo=1)
+    fields["tie_word_embeddings"] = flag(c, "tie_word_embeddings")
+    fields["num_nextn_predict_layers"] = count(c, "num_nextn_predict_layers", default=0)
     for name, spec in family.traits.items():
-        fields[name] = int(_value(c, spec) or 0)
+        fields[name] = _trait(c, spec)
     for name, spec in family.moe.items():
-        fields[name] = int(_value(c, spec) or 0)
+        fields[name] = _moe(c, spec)
     if family.mla:
-        fields.update({k: int(c[k]) for k in MLA_REQUIRED})
-        fields["q_lora_rank"] = int(c.get("q_lora_rank") or 0)
-    every = int(c.get(family.moe_every) or 1) if family.moe_every else 1
+        fields.update({k: count(c, k, lo=1) for k in MLA_REQUIRED})
+        fields["q_lora_rank"] = count(c, "q_lora_rank", default=0)
+    every = count(c, family.moe_every, default=1, lo=1) if family.moe_every else 1
     if every > 1:  # Llama 4 Maverick: layers every-1, 2*every-1, ... are MoE, the rest dense
         fields["first_k_dense_replace"] = n_layers - n_layers // every
-        fields["intermediate_size"] = int(c[family.dense_width])
+        fields["intermediate_size"] = count(c, family.dense_width or "", lo=1)
     counts = layer_counts or _layer_counts(c, family, n_layers)
     fields["num_sliding_layers"] = counts.get("sliding", 0)
-    fields["sliding_window"] = int(c.get("sliding_window") or 0) if fields[
+    fields["sliding_window"] = count(c, "sliding_window", default=0) if fields[
         "num_sliding_layers"] else 0
     fields["num_chunked_layers"] = counts.get("chunked", 0)
-    fields["attention_chunk_size"] = int(c.get("attention_chunk_size") or 0) if fields[
+    fields["attention_chunk_size"] = count(c, "attention_chunk_size", default=0) if fields[
         "num_chunked_layers"] else 0
     return fields

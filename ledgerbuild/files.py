@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -82,6 +83,35 @@ def write_output(path: Path, save: Callable[[str], object]) -> None:
         atomic_save(path, save)
     except OSError as e:
         raise LedgerError(f"{path}: cannot write ({e.strerror})") from None
+
+
+MAX_INPUT_BYTES = 64 * 2**20  # a model, GPU, config, template or corpus file larger is refused
+
+
+def read_input(path: Path, limit: int = MAX_INPUT_BYTES) -> str:
+    """A user's input file as UTF-8 text, bounded: a missing file, a folder, a FIFO or device
+    (which could block forever or never end), a file over `limit` bytes and invalid UTF-8 are
+    each one line."""
+    path = Path(path)
+    try:
+        info = path.stat()
+    except OSError as e:
+        raise LedgerError(f"{path}: cannot read ({e.strerror})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise LedgerError(f"{path}: is a folder, expected a file")
+    if not stat.S_ISREG(info.st_mode):
+        raise LedgerError(f"{path}: not a regular file (a pipe or device is not read)")
+    if info.st_size > limit:
+        raise LedgerError(f"{path}: {info.st_size:,} bytes, more than the {limit:,} read")
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise LedgerError(f"{path}: cannot read ({e.strerror})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise LedgerError(f"{path}: invalid UTF-8 at byte {e.start}; save the file as UTF-8") \
+            from None
 
 
 def write_text(path: Path, text: str) -> None:

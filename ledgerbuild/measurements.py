@@ -20,6 +20,7 @@ import yaml
 
 from . import catalog
 from .errors import LedgerError, close_matches
+from .files import read_input
 
 SHIPPED = "trtllm_perf_v0.17.yaml"
 REQUIRED = ("model", "gpu", "tp", "isl", "osl", "tokens_per_s")
@@ -58,14 +59,7 @@ def aliases() -> dict:
 
 
 def _read_rows(path: Path) -> list[dict]:
-    if not path.is_file():
-        raise LedgerError(f"{path}: no such file")
-    if path.stat().st_size > MAX_BYTES:
-        raise LedgerError(f"{path}: larger than {MAX_BYTES // 2**20} MiB")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise LedgerError(f"{path}: not UTF-8 text") from None
+    text = read_input(path, MAX_BYTES)
     if path.suffix.lower() == ".csv":
         return [dict(r) for r in csv.DictReader(text.splitlines())]
     try:

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import regex
 
-from ..files import write_text
+from ..errors import LedgerError
+from ..files import read_input, write_text
 
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 _SPLIT = regex.compile(GPT2_PATTERN)
@@ -72,8 +73,12 @@ class Tokenizer:
 
     @classmethod
     def load(cls, path) -> Tokenizer:
-        data = json.loads(Path(path).read_text())
-        return cls([(bytes.fromhex(a), bytes.fromhex(b)) for a, b in data["merges"]])
+        try:
+            data = json.loads(read_input(Path(path)))
+            return cls([(bytes.fromhex(a), bytes.fromhex(b)) for a, b in data["merges"]])
+        except (ValueError, KeyError, TypeError, RecursionError) as e:
+            raise LedgerError(f"{path}: not a tokenizer written by `bpe train` ({type(e).__name__})") \
+                from None
 
 
 def _pairs(word):

@@ -4,9 +4,11 @@ from __future__ import annotations
 import json
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .. import catalog
+from ..errors import one_line
 from ..evaluate import Result, gpu_count_text, time_model_text, to_plain
 from ..ledger import load_formulas
 from ..units import human
@@ -16,16 +18,22 @@ def show_json(result: Result) -> str:
     return json.dumps(result.as_json(), indent=2)
 
 
+def data(value, limit: int = 200) -> str:
+    """A catalog or user string for the terminal: control characters shown escaped, rich markup
+    shown as typed, long text cut."""
+    return escape(one_line(str(value), limit))
+
+
 def show_table(result: Result, console: Console) -> None:
     k = result.keys
     inp = {n: to_plain(v) for n, v in result.inputs.items()}
     gpu = catalog.row("gpus", k["gpu"])
-    console.print(f"[bold]{result.model_id}[/bold] ({result.model_name}) - variants: "
+    console.print(f"[bold]{data(result.model_id)}[/bold] ({data(result.model_name)}) - variants: "
                   f"{', '.join(sorted(result.tags))}")
-    console.print(f"scenario: {gpu_count_text(result)} x {gpu.name}, weights {k['weight_dtype']}, "
+    console.print(f"scenario: {gpu_count_text(result)} x {data(gpu.name)}, weights {k['weight_dtype']}, "
                   f"KV {k['kv_dtype']}, workload {k['workload']} "
                   f"({inp['prompt_tokens']:,} in / {inp['output_tokens']:,} out)")
-    console.print(f"time model: {time_model_text(k['time_model'], k['gpu'])}")
+    console.print(f"time model: {data(time_model_text(k['time_model'], k['gpu']), 400)}")
     console.print(f"engine: {k['serving_engine']}")
     console.print("units: GB = 1e9 bytes, GiB = 2^30 bytes; marketed GPU GB read as "
                   f"{inp['memory_gb_unit_bytes']:,} bytes")
@@ -83,5 +91,5 @@ def show_list(what: str, console: Console) -> None:
                          min_width=max(len(str(r[col])) for r in rows) if col == "id" else None)
     for r in rows:
         table.add_row(*("" if r[c] is None else f"{r[c]:.6g}" if isinstance(r[c], float)
-                        else str(r[c]) for c in cols))
+                        else data(r[c]) for c in cols))
     console.print(table)
