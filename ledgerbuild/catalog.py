@@ -50,20 +50,22 @@ class ModelEntry(_Strict):
 
 
 class GpuEntry(_Strict):
+    """A GPU; upper bounds are sanity limits a thousand times beyond today's parts."""
+
     id: str = Field(pattern=ID)
-    name: str
-    memory_gb: float = Field(gt=0)
-    memory_mib: int = Field(gt=0)
-    interconnect: str
-    interconnect_gb_per_s: float = Field(gt=0)
-    interconnect_hop_latency_us: float = Field(ge=0)
-    hbm_bandwidth_tb_per_s: float = Field(gt=0)
-    bf16_dense_tflops: float = Field(gt=0)
-    fp8_dense_tflops: float = Field(ge=0)
-    fp4_dense_tflops: float = Field(ge=0)
-    int8_dense_tops: float = Field(ge=0, default=0)
-    tdp_w: float = Field(gt=0)
-    price_usd_per_gpu_hour: float = Field(ge=0, default=0)  # on-demand list price; 0 = none
+    name: str = Field(max_length=200)
+    memory_gb: float = Field(gt=0, le=1e6)
+    memory_mib: int = Field(gt=0, le=10**9)
+    interconnect: str = Field(max_length=200)
+    interconnect_gb_per_s: float = Field(gt=0, le=1e7)
+    interconnect_hop_latency_us: float = Field(ge=0, le=1e6)
+    hbm_bandwidth_tb_per_s: float = Field(gt=0, le=1e4)
+    bf16_dense_tflops: float = Field(gt=0, le=1e7)
+    fp8_dense_tflops: float = Field(ge=0, le=1e7)
+    fp4_dense_tflops: float = Field(ge=0, le=1e7)
+    int8_dense_tops: float = Field(ge=0, default=0, le=1e7)
+    tdp_w: float = Field(gt=0, le=1e6)
+    price_usd_per_gpu_hour: float = Field(ge=0, default=0, le=1e6)  # on-demand list; 0 = none
     notes: str = ""
     sources: dict[str, str]
 
@@ -299,7 +301,7 @@ def load_model(ref: str) -> tuple[ModelEntry, dict]:
     path = Path(ref)
     if not path.suffix:
         raise LedgerError(f"unknown model {ref!r}{close_matches(ref, model_paths(), 'models')}")
-    if not path.is_file():
+    if not path.exists():
         raise LedgerError(f"{path}: no such file")
     if path.suffix == ".json":
         return _load_hf_config(path)
@@ -318,8 +320,12 @@ def _load_hf_config(path: Path) -> tuple[ModelEntry, dict]:
         raise LedgerError(f"{path}: not a config this tool reads ({str(e)[:80]})") from None
     if not isinstance(config, dict):
         raise LedgerError(f"{path}: expected a JSON object")
-    config = config.get("text_config", config) if "text_config" in config else config
+    if "text_config" in config:  # a multimodal config: the language model's part
+        config = config["text_config"]
+        if not isinstance(config, dict):
+            raise LedgerError(f"{path}: field text_config: expected a JSON object")
     name = str(config.get("_name_or_path") or path.parent.name or path.stem)
+    name = name.encode("utf-8", "replace").decode("utf-8")[:200]  # no lone surrogates
     ident = "".join(ch if ch.isalnum() or ch in "._-" else "-" for ch in name.lower()).strip("-.")
     entry = _validate(ModelEntry, {"id": ident or "model", "name": name, "config": config,
                                    "sources": [str(path)]}, path)

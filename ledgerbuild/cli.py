@@ -95,7 +95,9 @@ def _sets(set_: list[str] | None, **named) -> dict:
 
 
 def guarded(fn):
-    """Run a command body, turning user errors into one line and exit code 2."""
+    """Run a command body, turning user errors into one line and exit code 2: a LedgerError,
+    and any file error the checks before it did not foresee (a name too long, a path through
+    a file, a full disk)."""
     import functools
 
     @functools.wraps(fn)
@@ -104,6 +106,9 @@ def guarded(fn):
             return fn(*args, **kwargs)
         except LedgerError as e:
             fail(str(e))
+        except OSError as e:
+            where = f"{e.filename}: " if e.filename else ""
+            fail(f"{where}{e.strerror or e}")
     return wrapper
 
 

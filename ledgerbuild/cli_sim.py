@@ -50,6 +50,9 @@ for _name in ("truncation", "order", "penalties", "rejection", "beam", "reproduc
     sample_app.command(_name)(_demo_command(_name))
 
 
+MAX_VOCAB = 10_000_000  # 40 MB of logits; real vocabularies are under 300,000
+
+
 @sample_app.command("filter")
 @guarded
 def sample_filter(temperature: float = typer.Option(1.0, help="0 = greedy"),
@@ -69,8 +72,8 @@ def sample_filter(temperature: float = typer.Option(1.0, help="0 = greedy"),
 
     from .sim.sampling import filter_probs, zipf_logits
 
-    if vocab < 1:
-        raise LedgerError(f"--vocab must be >= 1, got {vocab}")
+    if not 1 <= vocab <= MAX_VOCAB:
+        raise LedgerError(f"--vocab must be in 1..{MAX_VOCAB:,}, got {vocab:,}")
     try:
         p = filter_probs(zipf_logits(vocab, exponent), temperature=temperature, top_k=top_k,
                          top_p=top_p, min_p=min_p, typical_p=typical_p, order=order)
@@ -211,7 +214,10 @@ def tokens(file: Path = typer.Argument(..., help="A UTF-8 text file"),
     if not text:
         raise LedgerError(f"{file}: the file is empty")
     try:
-        rows = compare(text, [t.strip() for t in tokenizers.split(",") if t.strip()],
+        names = [t.strip() for t in tokenizers.split(",") if t.strip()]
+        if not names:
+            raise LedgerError("--tokenizers: no tokenizer named (e.g. gpt2,o200k)")
+        rows = compare(text, names,
                        usd_per_million)
     except LookupError as e:
         raise LedgerError(str(e.args[0])) from None

@@ -52,7 +52,8 @@ def _number(name: str, text) -> sp.Expr:
     """A --set value: a plain decimal number (1024, 0.9, 2.5e-3) or a ratio of whole numbers
     (1/3, not 1/0), finite, within a double's range."""
     shown, plain = str(text)[:40], str(text).strip()
-    if isinstance(text, bool) or not (_DECIMAL.fullmatch(plain) or _FRACTION.fullmatch(plain)):
+    if isinstance(text, bool) or len(plain) > 80 or not (_DECIMAL.fullmatch(plain)
+                                                         or _FRACTION.fullmatch(plain)):
         raise LedgerError(f"--set {name}={shown}: not a number (write e.g. 1024, 0.9, 2.5e-3 "
                           "or 1/3)")
     value = sp.Rational(plain)
@@ -139,10 +140,13 @@ class Evaluator:
         self.draft_model = self.sets.pop(DRAFT_MODEL, None)
         self._scenario: tuple[dict, dict] | None = None
         known = self.ledger.known_names()
-        for name in self.sets:
+        for name, value in self.sets.items():
             if name not in known:
                 raise LedgerError(f"--set {name}: unknown name"
                                   f"{close_matches(name, known, 'quantities')}")
+            inp = self.ledger.inputs.get(name)
+            if inp is None or inp.kind != "key":  # a number, whether or not the model uses it
+                _number(name, value)
 
     def keys(self) -> dict[str, str]:
         out: dict[str, str] = {}
@@ -240,7 +244,7 @@ class Evaluator:
             else:
                 try:
                     env[q.name] = _exact_form(q)(env)
-                except ZeroDivisionError:
+                except (ZeroDivisionError, OverflowError):
                     raise LedgerError(f"{entry.where}: {q.name} divides by zero for these "
                                       "inputs") from None
             values[q.name] = to_sympy(env[q.name])
@@ -261,9 +265,9 @@ class Evaluator:
                 env[q.name] = float(_number(q.name, self.sets[q.name]))
         try:
             return evaluator_for(qs)(env)
-        except ZeroDivisionError:
-            raise LedgerError(f"{entry.where}: a quantity divides by zero for these "
-                              "inputs") from None
+        except (ZeroDivisionError, OverflowError):
+            raise LedgerError(f"{entry.where}: a quantity divides by zero or overflows a "
+                              "double for these inputs") from None
 
     def _with_draft_model(self, entry, fields: dict) -> Result:
         """spec_draft_cost from a draft model: its active parameters over the target's (one
