@@ -330,3 +330,24 @@ def test_every_json_output_is_exactly_one_document(cmd, tmp_path):
     result = run(*cmd, *args, "--json")
     assert result.exit_code == 0, result.output[-500:]
     json.loads(result.stdout)
+
+
+def test_cli_package_has_no_import_cycle():
+    """Issue 17: command modules import only `common` (never the package that imports them),
+    and the library below never imports the CLI or typer."""
+    import ast
+    from pathlib import Path as P
+
+    root = P(__file__).parent.parent / "ledgerbuild"
+    for path in (root / "cli").glob("*.py"):
+        if path.name in ("__init__.py", "__main__.py"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                assert node.module == "common", (path.name, node.module)
+    for path in root.rglob("*.py"):
+        if "cli" in path.relative_to(root).parts[:1]:
+            continue
+        text = path.read_text()
+        assert "import typer" not in text and "ledgerbuild.cli" not in text \
+            and "from .cli" not in text and "from ..cli" not in text, path

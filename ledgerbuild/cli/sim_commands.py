@@ -1,6 +1,6 @@
 """CLI commands of the simulations: sample (lecture §7), bpe, stream and tokens (§8).
 
-Registered on the main app by `ledgerbuild.cli`; same contract: parse, one library call,
+Registered on the main app (ledgerbuild.cli.common.app); same contract: parse, one library call,
 user errors as one line with exit code 2.
 """
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import typer
 
-from .cli import app, guarded, out
-from .errors import LedgerError
-from .files import read_input
+from ..errors import LedgerError
+from ..files import read_input
+from .common import app, guarded, out
 
 sample_app = typer.Typer(no_args_is_help=True, help="The lecture's §7 sampling demos.")
 app.add_typer(sample_app, name="sample", rich_help_panel="Simulations")
@@ -37,7 +37,7 @@ def _print_rows(name: str, rows: list[dict], as_json: bool) -> None:
 
 def _demo_command(name: str):
     def command(json_: bool = typer.Option(False, "--json", help="Print JSON rows.")):
-        from .sim.demos import DEMOS
+        from ..sim.demos import DEMOS
 
         _print_rows(name, DEMOS[name](), json_)
     command.__doc__ = (f"The §7 {name} demo as a table.\n\n"
@@ -70,7 +70,7 @@ def sample_filter(temperature: float = typer.Option(1.0, help="0 = greedy"),
     """
     import numpy as np
 
-    from .sim.sampling import filter_probs, zipf_logits
+    from ..sim.sampling import filter_probs, zipf_logits
 
     if not 1 <= vocab <= MAX_VOCAB:
         raise LedgerError(f"--vocab must be in 1..{MAX_VOCAB:,}, got {vocab:,}")
@@ -91,7 +91,7 @@ def sample_report(output: Path = typer.Option(Path("build/sampling.md"), "-o", "
 
     Example: `ledgerbuild sample report -o build/sampling.md`
     """
-    from .sim.report import sampling_report
+    from ..sim.report import sampling_report
 
     out.print(sampling_report(output), highlight=False)
 
@@ -117,7 +117,7 @@ def bpe_train(corpus: Path = typer.Argument(..., help="A UTF-8 text file"),
 
     Example: `ledgerbuild bpe train corpus.txt --vocab-size 1256 -o build/bpe.json`
     """
-    from .sim.bpe import train
+    from ..sim.bpe import train
 
     text = _read_text(corpus)
     try:
@@ -139,8 +139,8 @@ def bpe_encode(text: str = typer.Argument(..., help="Text to encode"),
 
     Example: `ledgerbuild bpe encode "流式输出时，半个汉字会变成乱码。"`
     """
-    from .sim.bpe import Tokenizer
-    from .sim.token_demos import shipped_tokenizer
+    from ..sim.bpe import Tokenizer
+    from ..sim.token_demos import shipped_tokenizer
 
     if tokenizer is not None and not tokenizer.is_file():
         raise LedgerError(f"{tokenizer}: no such file")
@@ -167,7 +167,7 @@ def bpe_stats(json_: bool = typer.Option(False, "--json")):
 
     Example: `ledgerbuild bpe stats --json`
     """
-    from .sim.token_demos import DEMOS
+    from ..sim.token_demos import DEMOS
 
     _tables(DEMOS, ["stats", "half-characters"], json_)
 
@@ -179,7 +179,7 @@ def bpe_report(output: Path = typer.Option(Path("build/tokenization.md"), "-o", 
 
     Example: `ledgerbuild bpe report -o build/tokenization.md`
     """
-    from .sim.report import tokenization_report
+    from ..sim.report import tokenization_report
 
     out.print(tokenization_report(output), highlight=False)
 
@@ -191,7 +191,7 @@ def stream_demo(json_: bool = typer.Option(False, "--json")):
 
     Example: `ledgerbuild stream demo --json`
     """
-    from .sim.token_demos import DEMOS
+    from ..sim.token_demos import DEMOS
 
     _tables(DEMOS, ["detokenizers", "decode-work", "stop-strings"], json_)
 
@@ -208,7 +208,7 @@ def tokens(file: Path = typer.Argument(..., help="A UTF-8 text file"),
 
     Example: `ledgerbuild tokens README.md --tokenizers gpt2,o200k --usd-per-million 2.5`
     """
-    from .sim.real_tokenizers import compare
+    from ..sim.real_tokenizers import compare
 
     text = _read_text(file)
     if not text:
@@ -240,8 +240,8 @@ def numerics_demo(name: str = typer.Argument("all", help="bf16-add | softmax-fp1
 
     Example: `ledgerbuild numerics demo block-quantisation`
     """
-    from .errors import close_matches
-    from .sim.numerics import DEMOS
+    from ..errors import close_matches
+    from ..sim.numerics import DEMOS
 
     if name != "all" and name not in DEMOS:
         raise LedgerError(f"unknown demo {name!r}{close_matches(name, DEMOS)}; valid: "
@@ -262,8 +262,8 @@ def numerics_round(values: str = typer.Argument(..., help="Comma-separated numbe
     """
     import numpy as np
 
-    from . import catalog
-    from .sim.numerics import round_to
+    from .. import catalog
+    from ..sim.numerics import round_to
 
     try:
         x = [float(v) for v in values.split(",") if v.strip()]
@@ -292,6 +292,6 @@ def numerics_report(output: Path = typer.Option(Path("build/numerics.md"), "-o",
 
     Example: `ledgerbuild numerics report -o build/numerics.md`
     """
-    from .sim.report import numerics_report as report
+    from ..sim.report import numerics_report as report
 
     out.print(report(output), highlight=False)

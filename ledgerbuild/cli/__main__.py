@@ -1,0 +1,4 @@
+"""python -m ledgerbuild.cli"""
+from . import main
+
+main()

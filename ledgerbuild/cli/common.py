@@ -1,0 +1,84 @@
+"""What every command shares: the Typer app, the console, the one-line error contract
+(`guarded`: a LedgerError or a file error becomes one line on stderr and exit code 2) and the
+options that read the same everywhere (--gpus, --set)."""
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from .. import __version__
+from ..errors import LedgerError, one_line
+
+app = typer.Typer(add_completion=True, no_args_is_help=True, rich_markup_mode="markdown",
+                  context_settings={"help_option_names": ["-h", "--help"]},
+                  help="The arithmetic of transformer LLM inference: parameters, FLOPs, KV "
+                       "cache, memory, latency floors and cost, declared once in sympy.")
+SET_HELP = "Override any input (model field by its config.json name, or a scenario input) or " \
+           "quantity: NAME=VALUE. Repeatable."
+out = Console()
+
+
+def print_error(message: str) -> None:
+    """One line on stderr; the message is data (no markup, no control characters)."""
+    Console(stderr=True).print(Text("error: ", style="red") + Text(one_line(message)),
+                               highlight=False, soft_wrap=True)
+
+
+def fail(message: str) -> None:
+    print_error(message)
+    raise typer.Exit(2)
+
+
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"ledgerbuild {__version__}", highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")):
+    """The arithmetic of transformer LLM inference: parameters, FLOPs, KV cache, memory,
+    latency floors and cost, declared once in sympy."""
+
+
+GPUS_HELP = "GPU count (tensor parallel): N, or auto = the smallest of 1, 2, 4, 8 that fits [auto]"
+
+
+def gpu_count_setting(gpus: str | None) -> str | None:
+    """--gpus N | auto -> the gpu_count_setting input (0 = auto)."""
+    if gpus is None:
+        return None
+    if gpus.strip().lower() == "auto":
+        return "0"
+    if not gpus.strip().isdigit() or int(gpus) < 1:
+        raise LedgerError(f"--gpus: expected a GPU count (1, 2, ...) or auto, got {gpus!r}")
+    return str(int(gpus))
+
+
+def _sets(set_: list[str] | None, **named) -> dict:
+    from ..evaluate import parse_sets
+
+    sets = parse_sets(set_)
+    sets.update({k: str(v) for k, v in named.items() if v is not None})
+    return sets
+
+
+def guarded(fn):
+    """Run a command body, turning user errors into one line and exit code 2: a LedgerError,
+    and any file error the checks before it did not foresee (a name too long, a path through
+    a file, a full disk)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except LedgerError as e:
+            fail(str(e))
+        except OSError as e:
+            where = f"{e.filename}: " if e.filename else ""
+            fail(f"{where}{e.strerror or e}")
+    return wrapper
+

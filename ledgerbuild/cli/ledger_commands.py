@@ -1,0 +1,203 @@
+"""Ledger commands: list, show, import-config, calibrate, validate, sweep."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+from ..errors import LedgerError
+from .common import GPUS_HELP, SET_HELP, _sets, app, gpu_count_setting, guarded, out
+
+
+@app.command("list", rich_help_panel="Ledger")
+@guarded
+def list_(what: str = typer.Argument(..., help="models | gpus | workloads | quantities | "
+                                                "dtypes | time_models | engines | "
+                                                "training_recipes"),
+          json_: bool = typer.Option(False, "--json", help="Print JSON for scripts.")):
+    """List a catalog or the ledger's quantities.
+
+    Examples:
+
+    * `ledgerbuild list models`
+    * `ledgerbuild list dtypes --json`
+    """
+    from ..writers.terminal import LISTS, list_rows, show_list
+
+    if what not in LISTS:
+        raise LedgerError(f"unknown list {what!r}; valid: {', '.join(LISTS)}")
+    if json_:
+        import json
+        out.print_json(json.dumps(list_rows(what), default=str))
+    else:
+        show_list(what, out)
+
+
+@app.command(rich_help_panel="Ledger")
+@guarded
+def show(models: list[str] = typer.Argument(..., help="Catalog ids, model YAML paths or HF "
+                                                     "config.json files (one or more)"),
+         gpu: str | None = typer.Option(None, help="GPU id or GPU YAML path [h100-sxm]"),
+         gpus: str | None = typer.Option(None, "--gpus", help=GPUS_HELP),
+         workload: str | None = typer.Option(None, help="Workload id [chat]"),
+         time_model: str | None = typer.Option(None, help="Time model id or YAML file "
+                                                  "[calibrated; roofline for the floor]"),
+         engine: str | None = typer.Option(None, help="Serving engine: vllm | tensorrt-llm "
+                                              "| lecture [vllm]"),
+         pp: int | None = typer.Option(None, "--pp", help="Pipeline-parallel stages [1]"),
+         set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
+         json_: bool = typer.Option(False, "--json", help="Print one JSON document: an object "
+                                    "for one model, an array for several.")):
+    """Every quantity of one or more models for a scenario.
+
+    Examples:
+
+    * `ledgerbuild show llama-3-8b`
+    * `ledgerbuild show llama-3-70b --gpus 8 --json`
+    * `ledgerbuild show llama-3-8b qwen3-8b --json`
+    * `ledgerbuild show llama-3-8b --set num_key_value_heads=32 --set prompt_tokens=4096`
+    """
+    import json
+
+    from ..evaluate import Evaluator
+    from ..writers.terminal import show_table
+
+    evaluator = Evaluator(_sets(set_, gpu=gpu, gpu_count_setting=gpu_count_setting(gpus),
+                                workload=workload, time_model=time_model,
+                                serving_engine=engine, pipeline_parallel=pp))
+    results = [evaluator.evaluate(m) for m in models]  # every model checked before printing
+    if json_:
+        docs = [r.as_json() for r in results]
+        sys.stdout.write(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2) + "\n")
+        return
+    for result in results:
+        show_table(result, out)
+
+
+@app.command("import-config", rich_help_panel="Ledger")
+@guarded
+def import_config(config: Path = typer.Argument(..., help="An HF config.json")):
+    """Print a catalog YAML entry for a model from its HF config.json.
+
+    Example: `ledgerbuild import-config config.json > models/my-model.yaml`
+    """
+    from ..catalog import export_entry, load_model
+
+    if config.suffix != ".json":
+        raise LedgerError(f"{config}: expected an HF config.json")
+    entry, _ = load_model(str(config))
+    sys.stdout.write(export_entry(entry))
+
+
+MEASURED_HELP = "Measurement file (YAML rows or CSV): model, gpu, precision, tp, pp, isl, osl, " \
+                "tokens_per_s [the shipped TensorRT-LLM v0.17 table]"
+
+
+@app.command(rich_help_panel="Ledger")
+@guarded
+def calibrate(measurements: Path | None = typer.Argument(None, help=MEASURED_HELP),
+              output: Path = typer.Option(Path("build/calibrated.yaml"), "-o", "--output",
+                                          help="Time-model YAML to write"),
+              name: str | None = typer.Option(None, help="Time-model id [the output file's "
+                                                 "name]"),
+              engine: str = typer.Option("tensorrt-llm", help="Engine the rows were measured "
+                                         "with (engine table id)")):
+    """Fit the time model's efficiencies per GPU to measured throughput.
+
+    Writes a time-model YAML usable as `--time-model FILE` and a per-row report (CSV).
+
+    Examples:
+
+    * `ledgerbuild calibrate my-cluster.csv -o my-cluster.yaml`
+    * `ledgerbuild show llama-3-70b --gpus 4 --time-model my-cluster.yaml`
+    """
+    from ..writers.validation import summary
+
+    fit = _calibrate(measurements, output, name, engine)
+    _print_summary(summary(*fit), f"calibrated fit written to {output}")
+
+
+def _calibrate(measurements, output: Path, name, engine):
+    import re
+
+    from .. import calibration
+    from .. import measurements as measured
+    from ..catalog import ID
+    from ..files import write_text
+    from ..writers.validation import rows_table, write_csv
+
+    name = name or output.stem
+    if not re.match(ID, name):
+        raise LedgerError(f"--name {name!r}: a time-model id is lowercase letters, digits, '.', "
+                          "'_' and '-'")
+    path, rows = measured.load(measurements)
+    prepared = calibration.prepare(rows, engine)
+    fitted, fallback = calibration.fit(prepared)
+    write_text(output, calibration.time_model_yaml(name, fitted, fallback, prepared, str(path)))
+    predicted = calibration.predict(prepared, fitted)
+    ceiling = calibration.ceiling(prepared)
+    write_csv(output.with_suffix(".report.csv"), rows_table(prepared, predicted, ceiling))
+    return prepared, predicted, ceiling
+
+
+def _print_summary(s: dict, title: str) -> None:
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for col in ("GPU", "rows", "median |error|", "p90 |error|", "max |error|"):
+        table.add_column(col, justify="left" if col == "GPU" else "right")
+    for gpu, e in [*s["per_gpu"].items(), ("all", s["overall"])]:
+        table.add_row(gpu, str(e["rows"]), f"{e['median']:.1%}", f"{e['p90']:.1%}",
+                      f"{e['max']:.1%}")
+    out.print(table)
+    out.print(f"rows above the roofline ceiling: {len(s['ceiling_breaks'])}"
+              + (f" (rows {', '.join(map(str, s['ceiling_breaks']))})" if s["ceiling_breaks"]
+                 else ""), highlight=False)
+
+
+@app.command(rich_help_panel="Ledger")
+@guarded
+def validate(measurements: Path | None = typer.Argument(None, help=MEASURED_HELP),
+             time_model: str = typer.Option("calibrated", help="Time-model id or YAML file"),
+             engine: str = typer.Option("tensorrt-llm", help="Engine the rows were measured with"),
+             output: Path = typer.Option(Path("build/validate"), "-o", "--output",
+                                         help="Path stem of the CSV, PNG and SVG"),
+             json_: bool = typer.Option(False, "--json", help="Print one JSON object.")):
+    """Put the ledger's offline throughput beside measurements: error table, ceiling breaks,
+    a log-log plot.
+
+    Examples:
+
+    * `ledgerbuild validate`
+    * `ledgerbuild validate my-cluster.csv --time-model my-cluster.yaml`
+    * `ledgerbuild validate --time-model roofline`
+    """
+    import json
+
+    from .. import calibration
+    from .. import measurements as measured
+    from ..catalog import load_time_model
+    from ..writers.validation import rows_table, summary, write_csv, write_plot
+
+    path, rows = measured.load(measurements)
+    if output.with_suffix(".csv").resolve() == path.resolve():
+        raise LedgerError(f"--output {output}: would overwrite the measurements {path}; pick "
+                          "another path stem")
+    time_model = load_time_model(time_model)
+    prepared = calibration.prepare(rows, engine, time_model)
+    predicted, ceiling = calibration.predict(prepared), calibration.ceiling(prepared)
+    s = summary(prepared, predicted, ceiling)
+    write_csv(output.with_suffix(".csv"), rows_table(prepared, predicted, ceiling))
+    write_plot(output, prepared, predicted, f"{path.name}: time model {time_model}, "
+               f"engine {engine}")
+    if json_:
+        sys.stdout.write(json.dumps({"measurements": str(path), "time_model": time_model,
+                                     "engine": engine, **s}) + "\n")
+    else:
+        _print_summary(s, f"{path.name} vs offline_throughput_tokens_per_s (time model "
+                          f"{time_model}, engine {engine})")
+        out.print(f"wrote {output.with_suffix('.csv')}, {output.with_suffix('.png')}, "
+                  f"{output.with_suffix('.svg')}", highlight=False)
+
+
