@@ -21,7 +21,11 @@ class NameTemplate:
     def fill(self, name_of: Callable[[str], str] | dict) -> str:
         names: dict = name_of if isinstance(name_of, dict) else {}
         lookup = (lambda p: str(names.get(p, p))) if isinstance(name_of, dict) else name_of
-        return "".join(lookup(p) if i % 2 else p for i, p in enumerate(self._parts))
+        parts = self._parts
+        out = parts[:]  # even positions are literal text, odd ones symbol names
+        for i in range(1, len(parts), 2):
+            out[i] = lookup(parts[i])
+        return "".join(out)
 
 
 @cache

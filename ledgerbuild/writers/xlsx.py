@@ -7,6 +7,7 @@ interrupted run leaves the previous workbook intact.
 """
 from __future__ import annotations
 
+import functools
 import glob
 import os
 from pathlib import Path
@@ -134,12 +135,17 @@ def cache_values(wb: Book, cells: list[Cell], sets: dict, entries: dict) -> None
                 evaluators[cell.sets] = Evaluator({**sets, **dict(cell.sets)})
             values[key] = evaluators[cell.sets].evaluate_floats(*entries[cell.model])
         found = values[key]
-        row, col = xl_cell_to_rowcol(cell.coord)
-        target = sheets[cell.sheet].cells[row + 1, col + 1]
+        target = sheets[cell.sheet].cells[_row_col(cell.coord)]
         if cell.guard and found[cell.guard] == 0:
             target.cached = "does not fit"
         else:
             target.cached = found[cell.quantity] * cell.scale
+
+
+@functools.cache
+def _row_col(coord: str) -> tuple[int, int]:
+    row, col = xl_cell_to_rowcol(coord)
+    return row + 1, col + 1
 
 
 def save_atomically(wb, path: Path) -> None:

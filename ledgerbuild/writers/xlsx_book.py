@@ -7,10 +7,14 @@ XlsxWriter: it stores a cached value beside each formula (`write_formula(..., va
 file previews, Protected View, mobile viewers and `pandas.read_excel` show numbers while Excel
 and LibreOffice still recalculate; openpyxl cannot, and XlsxWriter writes the file about
 three times faster. openpyxl stays for reading workbooks back in tests.
-Shortcut: cells are kept in a dict and written in one pass at save (no streaming).
+Shortcut: cells are kept in a dict and written in one pass at save (no streaming); the cell
+XML is written by SheetData, not cell by cell through XlsxWriter's table (which would hold
+every cell a second time and costs ~10 us a cell): formulas are written as they are (ours use
+only Excel 2007 functions, so none needs XlsxWriter's _xlfn. search of 30 patterns).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,23 +22,10 @@ import xlsxwriter
 from xlsxwriter.utility import xl_cell_to_rowcol, xl_col_to_name, xl_rowcol_to_cell
 from xlsxwriter.worksheet import Worksheet
 
-NO_VALUE = object()
-# the functions our printers write: all in Excel 2007, none needing the _xlfn. prefix that
-# XlsxWriter otherwise searches every formula for (30 regular expressions a formula)
-EXCEL_2007_FUNCTIONS = {"IF", "INDEX", "MATCH", "MAX", "MIN", "INT", "IFERROR", "AND", "OR",
-                        "NOT", "SUMPRODUCT", "ISERROR", "CEILING", "FLOOR", "ROUNDUP", "SQRT",
-                        "LN", "EXP", "ABS", "SUM", "COUNTA", "OFFSET", "ROWS"}
+NO_VALUE = object()  # a formula whose cached value is not known yet
 
 
-class PlainFormulas(Worksheet):
-    """A worksheet that writes our formulas as they are (see EXCEL_2007_FUNCTIONS)."""
-
-    def _prepare_formula(self, formula, expand_future_functions=False):
-        return formula[1:] if formula.startswith("=") else formula
-  # a formula whose cached value is not known yet
-
-
-@dataclass
+@dataclass(slots=True)
 class XCell:
     value: Any  # a number, a text, or a formula ("=...")
     kind: str  # "n" number, "s" text, "f" formula
@@ -139,6 +130,56 @@ def column_index(letters: str) -> int:
     return xl_cell_to_rowcol(letters + "1")[1] + 1
 
 
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+class SheetData(Worksheet):
+    """A worksheet whose <sheetData> is written from our cells (ledger_cells), with shared
+    strings, formulas and their cached values, and the custom row heights XlsxWriter keeps."""
+
+    ledger_cells: dict = {}
+    ledger_format: Any = None
+    ledger_strings: dict = {}  # text -> shared-string index, registered before close()
+
+    def _write_rows(self) -> None:
+        by_row: dict[int, list] = {}
+        for (row, col), cell in self.ledger_cells.items():
+            by_row.setdefault(row, []).append((col, cell))
+        write, shared, fmt = self.fh.write, self.ledger_strings.__getitem__, self.ledger_format
+        for row in sorted(by_row.keys() | {r + 1 for r in self.row_info}):
+            if row - 1 in self.row_info:
+                self._write_row(row - 1, None, self.row_info[row - 1])
+            else:
+                write(f'<row r="{row}">')
+            for col, cell in sorted(by_row.get(row, ()), key=lambda item: item[0]):
+                style = fmt(cell.style)
+                head = f'<c r="{xl_col_to_name(col - 1)}{row}"' + (
+                    f' s="{style._get_xf_index()}"' if style else "")
+                write(head + _cell_body(cell, shared))
+            write("</row>")
+
+
+def _cell_body(cell: XCell, shared) -> str:
+    """The rest of a <c> element after its r and s attributes."""
+    if cell.kind == "n":
+        return f"><v>{_number(cell.value)}</v></c>"
+    if cell.kind == "s":
+        return "/>" if cell.value == "" else f' t="s"><v>{shared(cell.value)}</v></c>'
+    formula, value = _escape(cell.value[1:]), cell.cached
+    if isinstance(value, str):
+        return f' t="str"><f>{formula}</f><v>{_escape(value)}</v></c>'
+    if not math.isfinite(value):
+        return f' t="e"><f>{formula}</f><v>#NUM!</v></c>'
+    return f"><f>{formula}</f><v>{_number(value)}</v></c>"
+
+
+def _number(value) -> str:
+    """Shortest text that reads back as the same double (ints exactly)."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) \
+        else repr(float(value))
+
+
 def save(book: Book, path: str) -> None:
     """Write the book as .xlsx; a formula without a cached value is a bug and refused."""
     wb = xlsxwriter.Workbook(path, {"strings_to_numbers": False, "strings_to_formulas": False,
@@ -156,7 +197,7 @@ def save(book: Book, path: str) -> None:
             by_identity[id(style)] = (formats[key], style)  # the dict kept alive with its id
         return by_identity[id(style)][0]
 
-    sheets = {s.title: wb.add_worksheet(s.title, worksheet_class=PlainFormulas)
+    sheets = {s.title: wb.add_worksheet(s.title, worksheet_class=SheetData)
               for s in book.worksheets}
     for sheet in book.worksheets:
         _write_sheet(wb, sheets[sheet.title], sheet, fmt)
@@ -173,22 +214,21 @@ def _quoted(title: str) -> str:
 
 
 def _write_sheet(wb, ws, sheet: Sheet, fmt) -> None:
-    for (row, col), cell in sorted(sheet.cells.items()):
-        r, c, style = row - 1, col - 1, fmt(cell.style)
-        if cell.kind == "f":
-            if cell.cached is NO_VALUE:
-                raise ValueError(f"{sheet.title}!{coordinate(row, col)}: formula without a "
-                                 f"cached value: {cell.value[:80]}")
-            ws.write_formula(r, c, cell.value, style, cell.cached)
-        elif cell.kind == "n":
-            ws.write_number(r, c, cell.value, style)
-        elif cell.value == "":
-            ws.write_blank(r, c, None, style)
-        else:
-            ws.write_string(r, c, cell.value, style)
+    ws.ledger_cells, ws.ledger_format = sheet.cells, fmt
+    ws.ledger_strings = wb.str_table.string_table  # the table's dict before close() sorts it
+    register = wb.str_table._get_shared_string_index
+    if sheet.cells:
+        ws._check_dimensions(0, 0)
+        ws._check_dimensions(sheet.max_row - 1, sheet.max_column - 1)
+    for (row, col), cell in sheet.cells.items():
+        if cell.kind == "s" and cell.value != "":
+            register(cell.value)
+        elif cell.kind == "f" and cell.cached is NO_VALUE:
+            raise ValueError(f"{sheet.title}!{coordinate(row, col)}: formula without a "
+                             f"cached value: {cell.value[:80]}")
         if cell.note:
-            ws.write_comment(r, c, cell.note, {"author": "ledgerbuild", "x_scale": 2,
-                                               "y_scale": 1.5})
+            ws.write_comment(row - 1, col - 1, cell.note, {"author": "ledgerbuild",
+                                                           "x_scale": 2, "y_scale": 1.5})
     for col, width in sheet.col_widths.items():
         ws.set_column(col - 1, col - 1, width)
     for row, height in sheet.row_heights.items():

@@ -58,7 +58,8 @@ _STYLES: dict[tuple, dict] = {}
 def _merge(style: dict) -> dict:
     """fill=, font=, alignment= (property dicts) and number_format= as one format; equal
     arguments give the same dict object (the writer caches formats by identity)."""
-    key = tuple((k, v if isinstance(v, str) else id(v)) for k, v in style.items())
+    key = (id(style.get("fill")), id(style.get("font")), id(style.get("alignment")),
+           style.get("number_format"))
     if key not in _STYLES:
         out: dict = {}
         for name, value in style.items():

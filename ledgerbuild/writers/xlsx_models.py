@@ -32,7 +32,7 @@ from .xlsx_layout import (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Cell:
     """A formula cell and the ledger value it must show: `quantity` of `model` under `sets`."""
 
