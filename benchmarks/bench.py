@@ -10,6 +10,7 @@
 6. `ledgerbuild docs` for all models, with and without plots.
 Machines here are shared and noisy: read the medians, and the ratios more than the seconds.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -26,8 +27,9 @@ def whole_process(args: list[str], runs: int) -> float:
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "ledgerbuild.cli", *args], check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, "-m", "ledgerbuild.cli", *args], check=True, stdout=subprocess.DEVNULL
+        )
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
@@ -51,16 +53,23 @@ def sweep_benchmark() -> None:
     start = time.perf_counter()
     worst = 0.0
     for i in sample:
-        exact = evaluate(out["model"][i], {"gpu": out["gpu"][i],
-                                           "batch_size": str(int(out["batch_size"][i])),
-                                           "context_tokens": str(int(out["context_tokens"][i]))})
+        exact = evaluate(
+            out["model"][i],
+            {
+                "gpu": out["gpu"][i],
+                "batch_size": str(int(out["batch_size"][i])),
+                "context_tokens": str(int(out["context_tokens"][i])),
+            },
+        )
         want = float(exact.value("tpot_s"))
         worst = max(worst, abs(out["tpot_s"][i] - want) / want)
     per_point = (time.perf_counter() - start) / len(sample)
-    print(f"sweep: {n:,} points of tpot_s; cold {cold:.2f} s (lambdify included), warm "
-          f"{warm:.2f} s; exact sympy per point {per_point * 1e3:.1f} ms -> {per_point * n:,.0f} s "
-          f"for all; vectorised is {per_point * n / warm:,.0f}x faster warm; worst relative "
-          f"difference vs exact on 200 sampled points {worst:.1e}")
+    print(
+        f"sweep: {n:,} points of tpot_s; cold {cold:.2f} s (lambdify included), warm "
+        f"{warm:.2f} s; exact sympy per point {per_point * 1e3:.1f} ms -> {per_point * n:,.0f} s "
+        f"for all; vectorised is {per_point * n / warm:,.0f}x faster warm; worst relative "
+        f"difference vs exact on 200 sampled points {worst:.1e}"
+    )
 
 
 def main() -> None:
@@ -72,14 +81,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         with_plots = whole_process(["docs", "-o", tmp], runs=3)
         without = whole_process(["docs", "--no-plots", "-o", tmp], runs=3)
-        print(f"docs, 24 models, Markdown + LaTeX: with plots median {with_plots:.2f} s "
-              f"(target < 5 s), without plots {without:.2f} s (target < 2 s)")
+        print(
+            f"docs, 24 models, Markdown + LaTeX: with plots median {with_plots:.2f} s "
+            f"(target < 5 s), without plots {without:.2f} s (target < 2 s)"
+        )
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "ledger.xlsx"
         xlsx = whole_process(["xlsx", "--models", "all", "-o", str(path)], runs=5)
-        print(f"xlsx --models all (26 models, 16 GPUs): median {xlsx:.2f} s per process "
-              f"(5 runs; target < 2 s); {path.stat().st_size / 1e6:.2f} MB (target < 2 MB)")
-
+        print(
+            f"xlsx --models all (26 models, 16 GPUs): median {xlsx:.2f} s per process "
+            f"(5 runs; target < 2 s); {path.stat().st_size / 1e6:.2f} MB (target < 2 MB)"
+        )
 
 
 def sampling_benchmark() -> None:
@@ -100,8 +112,10 @@ def sampling_benchmark() -> None:
             rounds.append(sample_rejection_batch(probs, 0.9, rng)[1])
             rej_t.append(time.perf_counter() - start)
         s, r = statistics.median(sort_t), statistics.median(rej_t)
-        print(f"top-p 0.9, vocab 128,256, batch {batch}: sort {s * 1e3:.1f} ms, rejection "
-              f"{r * 1e3:.1f} ms ({s / r:.1f}x), mean rounds {statistics.mean(rounds):.3f}")
+        print(
+            f"top-p 0.9, vocab 128,256, batch {batch}: sort {s * 1e3:.1f} ms, rejection "
+            f"{r * 1e3:.1f} ms ({s / r:.1f}x), mean rounds {statistics.mean(rounds):.3f}"
+        )
 
 
 def tokenization_benchmark() -> None:
@@ -120,13 +134,16 @@ def tokenization_benchmark() -> None:
     ours_t = time.perf_counter() - start
     hf = Tokenizer(models.BPE())
     hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    trainer = trainers.BpeTrainer(vocab_size=256 + 1000, show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=256 + 1000, show_progress=False, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
     start = time.perf_counter()
     hf.train_from_iterator([text], trainer)
     hf_t = time.perf_counter() - start
-    print(f"BPE training, {len(text.encode()) / 1e6:.2f} MB, 1,000 merges: ours {ours_t:.2f} s, "
-          f"HF tokenizers {hf_t:.2f} s ({ours_t / hf_t:.1f}x; target within 10x)")
+    print(
+        f"BPE training, {len(text.encode()) / 1e6:.2f} MB, 1,000 merges: ours {ours_t:.2f} s, "
+        f"HF tokenizers {hf_t:.2f} s ({ours_t / hf_t:.1f}x; target within 10x)"
+    )
     ids = (ours.encode(corpus()) * 20)[:10_000]
     start = time.perf_counter()
     _, work = full_redecode(ours.decode, ids)
@@ -137,8 +154,10 @@ def tokenization_benchmark() -> None:
         inc.step(i)
     inc.flush()
     inc_t = time.perf_counter() - start
-    print(f"10,000-token stream: full re-decode {work:,} tokens decoded in {full_t:.2f} s; "
-          f"incremental {inc.decoded_tokens:,} in {inc_t:.3f} s ({full_t / inc_t:,.0f}x faster)")
+    print(
+        f"10,000-token stream: full re-decode {work:,} tokens decoded in {full_t:.2f} s; "
+        f"incremental {inc.decoded_tokens:,} in {inc_t:.3f} s ({full_t / inc_t:,.0f}x faster)"
+    )
 
 
 if __name__ == "__main__":

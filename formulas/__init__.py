@@ -2,10 +2,24 @@
 
 A new topic is a new module here (plus its catalog fields); add it to TOPICS.
 """
+
 from importlib import import_module
 
-TOPICS = ["inputs", "params", "numerics", "flops", "kv_cache", "memory", "latency", "serving", "roofline",
-          "offline", "layer_steps", "training", "speculative"]
+TOPICS = [
+    "inputs",
+    "params",
+    "numerics",
+    "flops",
+    "kv_cache",
+    "memory",
+    "latency",
+    "serving",
+    "roofline",
+    "offline",
+    "layer_steps",
+    "training",
+    "speculative",
+]
 
 for _topic in TOPICS:
     import_module(f"{__name__}.{_topic}")

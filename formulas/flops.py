@@ -8,6 +8,7 @@ counted (they are not matmuls); sliding layers see min(S, window) tokens when th
 them (engine table sliding_window_kv; TensorRT-LLM v0.17 engines keep the full context),
 chunked layers see the tokens of their own chunk.
 """
+
 from sympy import Max, Min, floor
 
 from ledgerbuild.ledger import quantity
@@ -31,20 +32,33 @@ F = "FLOP"
 S42 = LECTURE + " §4.2"
 S43 = LECTURE + " §4.3"
 
-num_full_layers = quantity("num_full_layers",
-                           num_hidden_layers - num_sliding_layers - num_chunked_layers, "layers",
-                           "Layers attending to the whole context", source=S42, topic=T,
-                           integer=True)
+num_full_layers = quantity(
+    "num_full_layers",
+    num_hidden_layers - num_sliding_layers - num_chunked_layers,
+    "layers",
+    "Layers attending to the whole context",
+    source=S42,
+    topic=T,
+    integer=True,
+)
 attn_flops_per_visible_token = quantity(
-    "attn_flops_per_visible_token", 2 * num_attention_heads * (qk_head_dim + attn_v_head_dim),
-    "FLOP/token", "Attention FLOPs per layer per visible token: QK^T plus the weighted sum of V",
-    source=S42, topic=T, integer=True)
+    "attn_flops_per_visible_token",
+    2 * num_attention_heads * (qk_head_dim + attn_v_head_dim),
+    "FLOP/token",
+    "Attention FLOPs per layer per visible token: QK^T plus the weighted sum of V",
+    source=S42,
+    topic=T,
+    integer=True,
+)
 
 
 def visible_tokens(s):
     """Tokens the last of `s` positions attends to, summed over layers."""
-    return num_full_layers * s + num_sliding_layers * (K * Min(s, W) + (1 - K) * s) \
+    return (
+        num_full_layers * s
+        + num_sliding_layers * (K * Min(s, W) + (1 - K) * s)
         + num_chunked_layers * Min(s, C)
+    )
 
 
 def triangle(n):
@@ -63,48 +77,107 @@ def visible_chunked_prefill(n):
     return whole_chunks * triangle(C) + triangle(n - C * whole_chunks)
 
 
-flops_attention_decode = quantity("flops_attention_decode",
-                                  attn_flops_per_visible_token * visible_tokens(context_tokens),
-                                  F, "Attention FLOPs of one decode token at context_tokens",
-                                  source=S42, topic=T)
-flops_per_token = quantity("flops_per_token", 2 * params_matmul + flops_attention_decode, F,
-                           "FLOPs of one decode token at context_tokens", source=S42, topic=T)
+flops_attention_decode = quantity(
+    "flops_attention_decode",
+    attn_flops_per_visible_token * visible_tokens(context_tokens),
+    F,
+    "Attention FLOPs of one decode token at context_tokens",
+    source=S42,
+    topic=T,
+)
+flops_per_token = quantity(
+    "flops_per_token",
+    2 * params_matmul + flops_attention_decode,
+    F,
+    "FLOPs of one decode token at context_tokens",
+    source=S42,
+    topic=T,
+)
 flops_prefill_linear = quantity(
     "flops_prefill_linear",
     2 * (params_matmul - params_lm_head_matmul) * prompt_tokens + 2 * params_lm_head_matmul,
-    F, "Prefill matmul FLOPs, logits for the last position only", source=S43, topic=T,
-    integer=True)
-sliding_visible = quantity("prefill_visible_tokens_sliding_layer",
-                           visible_sliding_prefill(prompt_tokens), "tokens",
-                           "Visible tokens of one sliding-window layer over the prompt's "
-                           "positions", source=S43, topic=T)
-chunked_visible = quantity("prefill_visible_tokens_chunked_layer",
-                           visible_chunked_prefill(prompt_tokens), "tokens",
-                           "Visible tokens of one chunked-attention layer over the prompt's "
-                           "positions", source=S43, topic=T)
+    F,
+    "Prefill matmul FLOPs, logits for the last position only",
+    source=S43,
+    topic=T,
+    integer=True,
+)
+sliding_visible = quantity(
+    "prefill_visible_tokens_sliding_layer",
+    visible_sliding_prefill(prompt_tokens),
+    "tokens",
+    "Visible tokens of one sliding-window layer over the prompt's positions",
+    source=S43,
+    topic=T,
+)
+chunked_visible = quantity(
+    "prefill_visible_tokens_chunked_layer",
+    visible_chunked_prefill(prompt_tokens),
+    "tokens",
+    "Visible tokens of one chunked-attention layer over the prompt's positions",
+    source=S43,
+    topic=T,
+)
 flops_prefill_attention = quantity(
     "flops_prefill_attention",
-    attn_flops_per_visible_token * (num_full_layers * triangle(prompt_tokens)
-                                    + num_sliding_layers * sliding_visible
-                                    + num_chunked_layers * chunked_visible),
-    F, "Prefill attention FLOPs (causal; grows with L_p^2)", source=S43, topic=T)
-flops_prefill = quantity("flops_prefill", flops_prefill_linear + flops_prefill_attention, F,
-                         "FLOPs to prefill prompt_tokens", source=S43, topic=T)
-quantity("prefill_attention_share", flops_prefill_attention / flops_prefill, "fraction",
-         "Share of prefill FLOPs spent in attention", source=S43 + "; exercise 2", topic=T)
-quantity("prefill_over_2n",
-         flops_prefill / flops_prefill_linear, "ratio",
-         "Prefill FLOPs over '2N' of the matmul weights (attention's growing share; the lecture's "
-         "3.5x at 128K)", source=S43 + " (128K prompt: 3.5 x '2N')", topic=T)
-quantity("flops_per_token_over_2n", flops_per_token / (2 * params_total), "ratio",
-         "Decode FLOPs per token relative to 2 x total parameters", source=LECTURE + " §4.4",
-         topic=T)
-quantity("context_attention_equals_rest",
-         2 * params_matmul / (attn_flops_per_visible_token * num_hidden_layers), "tokens",
-         "Context at which attention FLOPs equal all the rest (no window caps)",
-         source=S42 + "; §10 (Llama-3-8B ~29K)", topic=T)
+    attn_flops_per_visible_token
+    * (
+        num_full_layers * triangle(prompt_tokens)
+        + num_sliding_layers * sliding_visible
+        + num_chunked_layers * chunked_visible
+    ),
+    F,
+    "Prefill attention FLOPs (causal; grows with L_p^2)",
+    source=S43,
+    topic=T,
+)
+flops_prefill = quantity(
+    "flops_prefill",
+    flops_prefill_linear + flops_prefill_attention,
+    F,
+    "FLOPs to prefill prompt_tokens",
+    source=S43,
+    topic=T,
+)
+quantity(
+    "prefill_attention_share",
+    flops_prefill_attention / flops_prefill,
+    "fraction",
+    "Share of prefill FLOPs spent in attention",
+    source=S43 + "; exercise 2",
+    topic=T,
+)
+quantity(
+    "prefill_over_2n",
+    flops_prefill / flops_prefill_linear,
+    "ratio",
+    "Prefill FLOPs over '2N' of the matmul weights (attention's growing share; the lecture's 3.5x at 128K)",
+    source=S43 + " (128K prompt: 3.5 x '2N')",
+    topic=T,
+)
+quantity(
+    "flops_per_token_over_2n",
+    flops_per_token / (2 * params_total),
+    "ratio",
+    "Decode FLOPs per token relative to 2 x total parameters",
+    source=LECTURE + " §4.4",
+    topic=T,
+)
+quantity(
+    "context_attention_equals_rest",
+    2 * params_matmul / (attn_flops_per_visible_token * num_hidden_layers),
+    "tokens",
+    "Context at which attention FLOPs equal all the rest (no window caps)",
+    source=S42 + "; §10 (Llama-3-8B ~29K)",
+    topic=T,
+)
 
 # rule of thumb of seeds/001 and the worked request of seeds/002 (peak: formulas/numerics.py)
-flops_prefill_2n = quantity("flops_prefill_2n", 2 * params_total * prompt_tokens, F,
-                            "Rule of thumb: prefill FLOPs = 2 x N x L_p",
-                            source=SHAPES + " (mental-math rule 1); " + PREREQ, topic=T)
+flops_prefill_2n = quantity(
+    "flops_prefill_2n",
+    2 * params_total * prompt_tokens,
+    F,
+    "Rule of thumb: prefill FLOPs = 2 x N x L_p",
+    source=SHAPES + " (mental-math rule 1); " + PREREQ,
+    topic=T,
+)

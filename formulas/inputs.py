@@ -5,6 +5,7 @@ code rather than config (QKV bias, q/k norms, sinks, norms per layer, expert bia
 normalised per family by `ledgerbuild.families`. Scenario inputs carry the names the CLI's
 `--set` and the workbook's defined names use. Shortcut: booleans are 0/1 numbers.
 """
+
 import sympy as sp
 
 from ledgerbuild.ledger import (
@@ -19,64 +20,78 @@ from .sources import DEEPSEEK_V3_MTP, HF, KORTHIKANTI, LECTURE, LEVIATHAN, LORA,
 
 # --- model fields (HF config.json) -------------------------------------------------------
 hidden_size = model_input("hidden_size", "elements", "Width of the residual stream d", lo=1, tex=r"d")
-num_hidden_layers = model_input("num_hidden_layers", "layers", "Transformer blocks", lo=1,
-                                tex=r"n_{\mathrm{layers}}")
+num_hidden_layers = model_input(
+    "num_hidden_layers", "layers", "Transformer blocks", lo=1, tex=r"n_{\mathrm{layers}}"
+)
 num_attention_heads = model_input("num_attention_heads", "heads", "Query heads n_h", lo=1, tex=r"n_h")
-num_key_value_heads = model_input("num_key_value_heads", "heads",
-                                  "Key/value heads n_kv (MHA: = n_h, MQA: 1)", lo=1, tex=r"n_{kv}")
+num_key_value_heads = model_input(
+    "num_key_value_heads", "heads", "Key/value heads n_kv (MHA: = n_h, MQA: 1)", lo=1, tex=r"n_{kv}"
+)
 head_dim = model_input("head_dim", "elements", "Width of one attention head d_h", lo=1, tex=r"d_h")
-intermediate_size = model_input("intermediate_size", "elements",
-                                "Width of a dense MLP layer d_ff", lo=1, tex=r"d_{\mathrm{ff}}")
+intermediate_size = model_input(
+    "intermediate_size", "elements", "Width of a dense MLP layer d_ff", lo=1, tex=r"d_{\mathrm{ff}}"
+)
 vocab_size = model_input("vocab_size", "tokens", "Vocabulary size V", lo=1, tex=r"V")
-tie_word_embeddings = model_input("tie_word_embeddings", "0/1",
-                                  "1 if lm_head shares the embedding matrix", hi=1)
+tie_word_embeddings = model_input(
+    "tie_word_embeddings", "0/1", "1 if lm_head shares the embedding matrix", hi=1
+)
 # traits HF keeps in its modeling code (see ledgerbuild/families.py)
-qkv_bias = model_input("qkv_bias", "0/1", "1 if Q, K, V projections carry a bias", source=HF,
-                       hi=1, default=0)
-o_bias = model_input("o_bias", "0/1", "1 if the output projection carries a bias",
-                     source=HF, hi=1, default=0)
-qk_norm = model_input("qk_norm", "0/1", "1 if q and k get an RMSNorm of width d_h",
-                      source=HF, hi=1, default=0)
-attention_sinks = model_input("attention_sinks", "0/1", "1 if each head has a learned sink",
-                              source=HF, hi=1, default=0)
-norms_per_layer = model_input("norms_per_layer", "norms",
-                              "RMSNorm vectors of width d per block (2; Gemma: 4)",
-                              source=HF, lo=1, default=2)
+qkv_bias = model_input("qkv_bias", "0/1", "1 if Q, K, V projections carry a bias", source=HF, hi=1, default=0)
+o_bias = model_input("o_bias", "0/1", "1 if the output projection carries a bias", source=HF, hi=1, default=0)
+qk_norm = model_input(
+    "qk_norm", "0/1", "1 if q and k get an RMSNorm of width d_h", source=HF, hi=1, default=0
+)
+attention_sinks = model_input(
+    "attention_sinks", "0/1", "1 if each head has a learned sink", source=HF, hi=1, default=0
+)
+norms_per_layer = model_input(
+    "norms_per_layer",
+    "norms",
+    "RMSNorm vectors of width d per block (2; Gemma: 4)",
+    source=HF,
+    lo=1,
+    default=2,
+)
 # per-layer attention patterns
-num_sliding_layers = model_input("num_sliding_layers", "layers",
-                                 "Layers with sliding-window attention", default=0)
+num_sliding_layers = model_input(
+    "num_sliding_layers", "layers", "Layers with sliding-window attention", default=0
+)
 sliding_window = model_input("sliding_window", "tokens", "Sliding window width", default=0)
-num_chunked_layers = model_input("num_chunked_layers", "layers",
-                                 "Layers with chunked attention (Llama 4)", default=0)
-attention_chunk_size = model_input("attention_chunk_size", "tokens", "Attention chunk width",
-                                   default=0)
+num_chunked_layers = model_input(
+    "num_chunked_layers", "layers", "Layers with chunked attention (Llama 4)", default=0
+)
+attention_chunk_size = model_input("attention_chunk_size", "tokens", "Attention chunk width", default=0)
 # mixture of experts
-n_routed_experts = model_input("n_routed_experts", "experts", "Routed experts per MoE layer",
-                               default=0)
-num_experts_per_tok = model_input("num_experts_per_tok", "experts",
-                                  "Routed experts chosen per token (top-k)", default=0)
-n_shared_experts = model_input("n_shared_experts", "experts",
-                               "Always-on shared experts per MoE layer", default=0)
-moe_intermediate_size = model_input("moe_intermediate_size", "elements",
-                                    "Width of one expert MLP", default=0)
-first_k_dense_replace = model_input("first_k_dense_replace", "layers",
-                                    "Layers with a dense MLP instead of MoE", default=0)
-num_nextn_predict_layers = model_input("num_nextn_predict_layers", "modules",
-                                       "Multi-token-prediction modules shipped with the model",
-                                       source="HF config.json; " + DEEPSEEK_V3_MTP, default=0,
-                                       tex=r"n_{\mathrm{MTP}}")
-router_bias = model_input("router_bias", "0/1", "1 if the router carries a bias", source=HF,
-                          hi=1, default=0)
-expert_bias = model_input("expert_bias", "0/1", "1 if expert projections carry biases",
-                          source=HF, hi=1, default=0)
+n_routed_experts = model_input("n_routed_experts", "experts", "Routed experts per MoE layer", default=0)
+num_experts_per_tok = model_input(
+    "num_experts_per_tok", "experts", "Routed experts chosen per token (top-k)", default=0
+)
+n_shared_experts = model_input(
+    "n_shared_experts", "experts", "Always-on shared experts per MoE layer", default=0
+)
+moe_intermediate_size = model_input("moe_intermediate_size", "elements", "Width of one expert MLP", default=0)
+first_k_dense_replace = model_input(
+    "first_k_dense_replace", "layers", "Layers with a dense MLP instead of MoE", default=0
+)
+num_nextn_predict_layers = model_input(
+    "num_nextn_predict_layers",
+    "modules",
+    "Multi-token-prediction modules shipped with the model",
+    source="HF config.json; " + DEEPSEEK_V3_MTP,
+    default=0,
+    tex=r"n_{\mathrm{MTP}}",
+)
+router_bias = model_input("router_bias", "0/1", "1 if the router carries a bias", source=HF, hi=1, default=0)
+expert_bias = model_input(
+    "expert_bias", "0/1", "1 if expert projections carry biases", source=HF, hi=1, default=0
+)
 # multi-head latent attention
-q_lora_rank = model_input("q_lora_rank", "elements", "MLA query latent width (0: none)",
-                          default=0)
+q_lora_rank = model_input("q_lora_rank", "elements", "MLA query latent width (0: none)", default=0)
 kv_lora_rank = model_input("kv_lora_rank", "elements", "MLA KV latent width d_c", default=0)
-qk_nope_head_dim = model_input("qk_nope_head_dim", "elements", "MLA per-head key width, no RoPE",
-                               default=0)
-qk_rope_head_dim = model_input("qk_rope_head_dim", "elements",
-                               "MLA decoupled RoPE key width (shared by all heads)", default=0)
+qk_nope_head_dim = model_input("qk_nope_head_dim", "elements", "MLA per-head key width, no RoPE", default=0)
+qk_rope_head_dim = model_input(
+    "qk_rope_head_dim", "elements", "MLA decoupled RoPE key width (shared by all heads)", default=0
+)
 v_head_dim = model_input("v_head_dim", "elements", "MLA per-head value width", default=0)
 
 variant("mla", lambda m: m.get("kv_lora_rank", 0) > 0)
@@ -85,96 +100,238 @@ variant("moe", lambda m: m.get("n_routed_experts", 0) > 0)
 variant("dense", lambda m: m.get("n_routed_experts", 0) == 0)
 
 # --- scenario ----------------------------------------------------------------------------
-key_input("gpu", "GPU model (row of the GPU table)", table="gpus", default="h100-sxm",
-          source=LECTURE + " §6 (H100)")
-key_input("weight_dtype", "Precision the weights are stored in", table="dtypes",
-          default="bf16", source=LECTURE + " §6")
-key_input("kv_dtype", "Precision of the KV cache", table="dtypes", default="bf16",
-          source=LECTURE + " §5.1")
+key_input(
+    "gpu", "GPU model (row of the GPU table)", table="gpus", default="h100-sxm", source=LECTURE + " §6 (H100)"
+)
+key_input(
+    "weight_dtype",
+    "Precision the weights are stored in",
+    table="dtypes",
+    default="bf16",
+    source=LECTURE + " §6",
+)
+key_input("kv_dtype", "Precision of the KV cache", table="dtypes", default="bf16", source=LECTURE + " §5.1")
 WEIGHT = sp.Symbol("weight_dtype")  # a key whose default follows weight_dtype
-key_input("embedding_dtype", "Precision of the token embedding (default: weight_dtype)",
-          table="dtypes", default=WEIGHT, source="per-part precision (e.g. INT4 with BF16 embedding)")
-key_input("lm_head_dtype", "Precision of lm_head (default: weight_dtype)", table="dtypes",
-          default=WEIGHT, source="per-part precision")
-key_input("expert_dtype", "Precision of the routed experts of MoE layers (default: weight_dtype)",
-          table="dtypes", default=WEIGHT, source="gpt-oss model card (MXFP4 experts, BF16 rest)")
-key_input("training_recipe", "Bytes kept per trained parameter (weights, gradients, master, "
-          "optimizer)", table="training_recipes", default="mixed-adamw",
-          source="ZeRO §3.1; DeepSeek-V3 §3.3.3")
-key_input("workload", "Workload (prompt and output tokens)", table="workloads", default="chat",
-          source=LECTURE + " §6.3")
-key_input("time_model", "How compute, memory and link time combine (calibrated: fitted per GPU "
-          "to measured throughput; roofline: the floor)", table="time_models",
-          default="calibrated", source=LECTURE + " §6.2; measurements/")
-key_input("serving_engine", "Serving engine: how the KV pool is sized, batch and token caps",
-          table="engines", default="vllm", source="engine table (scenarios/engines.yaml)")
+key_input(
+    "embedding_dtype",
+    "Precision of the token embedding (default: weight_dtype)",
+    table="dtypes",
+    default=WEIGHT,
+    source="per-part precision (e.g. INT4 with BF16 embedding)",
+)
+key_input(
+    "lm_head_dtype",
+    "Precision of lm_head (default: weight_dtype)",
+    table="dtypes",
+    default=WEIGHT,
+    source="per-part precision",
+)
+key_input(
+    "expert_dtype",
+    "Precision of the routed experts of MoE layers (default: weight_dtype)",
+    table="dtypes",
+    default=WEIGHT,
+    source="gpt-oss model card (MXFP4 experts, BF16 rest)",
+)
+key_input(
+    "training_recipe",
+    "Bytes kept per trained parameter (weights, gradients, master, optimizer)",
+    table="training_recipes",
+    default="mixed-adamw",
+    source="ZeRO §3.1; DeepSeek-V3 §3.3.3",
+)
+key_input(
+    "workload",
+    "Workload (prompt and output tokens)",
+    table="workloads",
+    default="chat",
+    source=LECTURE + " §6.3",
+)
+key_input(
+    "time_model",
+    "How compute, memory and link time combine (calibrated: fitted per GPU "
+    "to measured throughput; roofline: the floor)",
+    table="time_models",
+    default="calibrated",
+    source=LECTURE + " §6.2; measurements/",
+)
+key_input(
+    "serving_engine",
+    "Serving engine: how the KV pool is sized, batch and token caps",
+    table="engines",
+    default="vllm",
+    source="engine table (scenarios/engines.yaml)",
+)
 
 gpu_count_setting = scenario_input(
-    "gpu_count_setting", "GPUs", "Tensor-parallel GPUs: 0 (default) = auto, the smallest of 1, 2, "
-    "4, 8 on which the weights and one request's KV fit", default=0, lo=0, integer=True,
-    source=LECTURE + " §6.1")
-pipeline_parallel = scenario_input("pipeline_parallel", "stages",
-                                   "Pipeline-parallel stages (each of gpu_count GPUs)",
-                                   default=1, lo=1, integer=True, source="Megatron-LM pipeline "
-                                   "parallelism (Narayanan et al. 2021)")
-activation_dtype_bytes = scenario_input("activation_dtype_bytes", "bytes",
-                                        "Bytes per activation element sent between GPUs",
-                                        default=2, lo=1, source="BF16 activations")
+    "gpu_count_setting",
+    "GPUs",
+    "Tensor-parallel GPUs: 0 (default) = auto, the smallest of 1, 2, "
+    "4, 8 on which the weights and one request's KV fit",
+    default=0,
+    lo=0,
+    integer=True,
+    source=LECTURE + " §6.1",
+)
+pipeline_parallel = scenario_input(
+    "pipeline_parallel",
+    "stages",
+    "Pipeline-parallel stages (each of gpu_count GPUs)",
+    default=1,
+    lo=1,
+    integer=True,
+    source="Megatron-LM pipeline parallelism (Narayanan et al. 2021)",
+)
+activation_dtype_bytes = scenario_input(
+    "activation_dtype_bytes",
+    "bytes",
+    "Bytes per activation element sent between GPUs",
+    default=2,
+    lo=1,
+    source="BF16 activations",
+)
 default_price_per_gpu_hour = scenario_input(
-    "default_price_per_gpu_hour", "USD/GPU-hour", "Rental price for a GPU without a list price "
-    "in the GPU table", default=3, lo=0, source=LECTURE + " §6.3 (3 USD per GPU-hour)")
+    "default_price_per_gpu_hour",
+    "USD/GPU-hour",
+    "Rental price for a GPU without a list price in the GPU table",
+    default=3,
+    lo=0,
+    source=LECTURE + " §6.3 (3 USD per GPU-hour)",
+)
 memory_gb_unit_bytes = scenario_input(
-    "memory_gb_unit_bytes", "bytes/GB",
+    "memory_gb_unit_bytes",
+    "bytes/GB",
     "0 (default): GPU memory as the driver reports it (memory_mib); otherwise bytes in one "
     "marketed GB: 1e9 (the lecture's decimal reading) or 2^30",
-    default=0, lo=0, integer=True, source=LECTURE + " §6.1 (8 x 80 GB x 0.9 = 576 GB); nvidia-smi")
-logits_dtype_bytes = scenario_input("logits_dtype_bytes", "bytes", "Bytes per stored logit",
-                                    default=4, lo=1, source=LECTURE + " §6.1 (FP32 logits)")
+    default=0,
+    lo=0,
+    integer=True,
+    source=LECTURE + " §6.1 (8 x 80 GB x 0.9 = 576 GB); nvidia-smi",
+)
+logits_dtype_bytes = scenario_input(
+    "logits_dtype_bytes",
+    "bytes",
+    "Bytes per stored logit",
+    default=4,
+    lo=1,
+    source=LECTURE + " §6.1 (FP32 logits)",
+)
 count_embedding_read = scenario_input(
-    "count_embedding_read", "0/1",
+    "count_embedding_read",
+    "0/1",
     "1: a decode step reads the whole embedding table (lecture §6); 0: only lm_head (seeds/001)",
-    default=1, lo=0, hi=1, integer=True, source=LECTURE + " §6.3; seeds/001")
+    default=1,
+    lo=0,
+    hi=1,
+    integer=True,
+    source=LECTURE + " §6.3; seeds/001",
+)
 
 # lookups into the catalog tables
-prompt_tokens = lookup_input("prompt_tokens", "tokens", "Prompt length L_p", key="workload",
-                             column="prompt_tokens", source=LECTURE + " §6.3", tex=r"L_p", lo=1,
-                             integer=True)
-output_tokens = lookup_input("output_tokens", "tokens", "Generated tokens per request",
-                             key="workload", column="output_tokens", source=LECTURE + " §6.3",
-                             integer=True)
+prompt_tokens = lookup_input(
+    "prompt_tokens",
+    "tokens",
+    "Prompt length L_p",
+    key="workload",
+    column="prompt_tokens",
+    source=LECTURE + " §6.3",
+    tex=r"L_p",
+    lo=1,
+    integer=True,
+)
+output_tokens = lookup_input(
+    "output_tokens",
+    "tokens",
+    "Generated tokens per request",
+    key="workload",
+    column="output_tokens",
+    source=LECTURE + " §6.3",
+    integer=True,
+)
 input_token_price_ratio = lookup_input(
-    "input_token_price_ratio", "ratio", "Price of an input token relative to an output token "
-    "(0: only output tokens are priced, as the lecture does)", key="workload",
-    column="input_token_price_ratio", source="workload table (chat-api-priced: OpenAI API pricing)")
+    "input_token_price_ratio",
+    "ratio",
+    "Price of an input token relative to an output token "
+    "(0: only output tokens are priced, as the lecture does)",
+    key="workload",
+    column="input_token_price_ratio",
+    source="workload table (chat-api-priced: OpenAI API pricing)",
+)
 context_tokens = scenario_input(
-    "context_tokens", "tokens", "Context a decode step attends to (default: the mean context)",
-    default=prompt_tokens + output_tokens / 2, lo=1, source=LECTURE + " §6.3", tex="S")
-batch_size = scenario_input("batch_size", "requests", "Batch for the TPOT floor", default=1,
-                            lo=1, integer=True, source=LECTURE + " §6.2", tex=r"B")
-spec_acceptance = scenario_input("spec_acceptance", "fraction",
-                                 "Speculative decoding: probability that the target accepts one "
-                                 "draft token (alpha, i.i.d. per token)", default=sp.Rational(4, 5),
-                                 lo=0, hi=1, hi_open=True, source=LEVIATHAN, tex=r"\alpha")
-spec_draft_tokens = scenario_input("spec_draft_tokens", "tokens",
-                                   "Speculative decoding: draft tokens proposed per round (gamma)",
-                                   default=4, lo=1, integer=True, source=LEVIATHAN, tex=r"\gamma")
-spec_draft_cost = scenario_input("spec_draft_cost", "fraction",
-                                 "Speculative decoding: one draft step's time over one target "
-                                 "decode step's (c)", default=sp.Rational(1, 10), lo=0,
-                                 source=LEVIATHAN, tex=r"c")
+    "context_tokens",
+    "tokens",
+    "Context a decode step attends to (default: the mean context)",
+    default=prompt_tokens + output_tokens / 2,
+    lo=1,
+    source=LECTURE + " §6.3",
+    tex="S",
+)
+batch_size = scenario_input(
+    "batch_size",
+    "requests",
+    "Batch for the TPOT floor",
+    default=1,
+    lo=1,
+    integer=True,
+    source=LECTURE + " §6.2",
+    tex=r"B",
+)
+spec_acceptance = scenario_input(
+    "spec_acceptance",
+    "fraction",
+    "Speculative decoding: probability that the target accepts one draft token (alpha, i.i.d. per token)",
+    default=sp.Rational(4, 5),
+    lo=0,
+    hi=1,
+    hi_open=True,
+    source=LEVIATHAN,
+    tex=r"\alpha",
+)
+spec_draft_tokens = scenario_input(
+    "spec_draft_tokens",
+    "tokens",
+    "Speculative decoding: draft tokens proposed per round (gamma)",
+    default=4,
+    lo=1,
+    integer=True,
+    source=LEVIATHAN,
+    tex=r"\gamma",
+)
+spec_draft_cost = scenario_input(
+    "spec_draft_cost",
+    "fraction",
+    "Speculative decoding: one draft step's time over one target decode step's (c)",
+    default=sp.Rational(1, 10),
+    lo=0,
+    source=LEVIATHAN,
+    tex=r"c",
+)
 
 
 def format_lookups(part: str, key: str) -> tuple[sp.Symbol, sp.Symbol, sp.Symbol]:
     """(element bits, scale + zero-point bits per block, block size) of the format `key` names."""
     src = "dtype table (OCP MX v1.0; NVIDIA NVFP4; OFP8)"
-    return (lookup_input(f"{part}_element_bits", "bits", f"Bits of one {part} element",
-                         key=key, column="bits", source=src),
-            lookup_input(f"{part}_scale_bits", "bits",
-                         f"Bits of the scale and zero point of one {part} block", key=key,
-                         column="scale_bits", source=src),
-            lookup_input(f"{part}_block_size", "elements",
-                         f"{part.capitalize()} elements sharing one scale (1: none)", key=key,
-                         column="block_size", source=src))
+    return (
+        lookup_input(
+            f"{part}_element_bits", "bits", f"Bits of one {part} element", key=key, column="bits", source=src
+        ),
+        lookup_input(
+            f"{part}_scale_bits",
+            "bits",
+            f"Bits of the scale and zero point of one {part} block",
+            key=key,
+            column="scale_bits",
+            source=src,
+        ),
+        lookup_input(
+            f"{part}_block_size",
+            "elements",
+            f"{part.capitalize()} elements sharing one scale (1: none)",
+            key=key,
+            column="block_size",
+            source=src,
+        ),
+    )
 
 
 weight_format = format_lookups("weight", "weight_dtype")
@@ -182,117 +339,258 @@ embedding_format = format_lookups("embedding", "embedding_dtype")
 lm_head_format = format_lookups("lm_head", "lm_head_dtype")
 expert_format = format_lookups("expert", "expert_dtype")
 kv_format = format_lookups("kv", "kv_dtype")
-weight_math_bits = lookup_input("weight_math_bits", "bits",
-                                "Tensor-core input width the weight format runs at (4, 8, 16)",
-                                key="weight_dtype", column="math_bits", source="dtype table")
+weight_math_bits = lookup_input(
+    "weight_math_bits",
+    "bits",
+    "Tensor-core input width the weight format runs at (4, 8, 16)",
+    key="weight_dtype",
+    column="math_bits",
+    source="dtype table",
+)
 weight_dequant_overhead_bits = lookup_input(
-    "weight_dequant_overhead_bits", "bits",
+    "weight_dequant_overhead_bits",
+    "bits",
     "Weight-only formats: dequantising a weight costs the time of reading this many more bits",
-    key="weight_dtype", column="dequant_overhead_bits", source=PREREQ + " (4-bit: 2-3x, not 4x)")
+    key="weight_dtype",
+    column="dequant_overhead_bits",
+    source=PREREQ + " (4-bit: 2-3x, not 4x)",
+)
 gpu_list_price_usd_per_hour = lookup_input(
-    "gpu_list_price_usd_per_hour", "USD/GPU-hour", "The GPU's on-demand list price (0 = none "
-    "listed)", key="gpu", column="price_usd_per_gpu_hour",
-    source="GPU table: each price with its provider page and date")
+    "gpu_list_price_usd_per_hour",
+    "USD/GPU-hour",
+    "The GPU's on-demand list price (0 = none listed)",
+    key="gpu",
+    column="price_usd_per_gpu_hour",
+    source="GPU table: each price with its provider page and date",
+)
 price_per_gpu_hour = scenario_input(
-    "price_per_gpu_hour", "USD/GPU-hour", "The rental price you pay, for every GPU; 0 (default) "
-    "= each GPU's list price from the GPU table (else default_price_per_gpu_hour)", default=0,
-    lo=0, source=LECTURE + " §6.3")
-gpu_memory_gb = lookup_input("gpu_memory_gb", "GB", "Marketed GPU memory", key="gpu",
-                             column="memory_gb", source="GPU table")
-gpu_memory_driver_bytes = lookup_input("gpu_memory_driver_bytes", "bytes",
-                                       "GPU memory the driver reports (nvidia-smi memory.total)",
-                                       key="gpu", column="memory_mib", scale=2**20,
-                                       source="GPU table")
-interconnect_bytes_per_s = lookup_input("interconnect_bytes_per_s", "B/s",
-                                        "GPU-to-GPU link bandwidth, each way",
-                                        key="gpu", column="interconnect_gb_per_s", scale=10**9,
-                                        source="GPU table")
-interconnect_hop_latency_s = lookup_input("interconnect_hop_latency_s", "s",
-                                          "Latency of one step of a ring collective",
-                                          key="gpu", column="interconnect_hop_latency_us",
-                                          scale=sp.Rational(1, 10**6), source=NCCL)
+    "price_per_gpu_hour",
+    "USD/GPU-hour",
+    "The rental price you pay, for every GPU; 0 (default) "
+    "= each GPU's list price from the GPU table (else default_price_per_gpu_hour)",
+    default=0,
+    lo=0,
+    source=LECTURE + " §6.3",
+)
+gpu_memory_gb = lookup_input(
+    "gpu_memory_gb", "GB", "Marketed GPU memory", key="gpu", column="memory_gb", source="GPU table"
+)
+gpu_memory_driver_bytes = lookup_input(
+    "gpu_memory_driver_bytes",
+    "bytes",
+    "GPU memory the driver reports (nvidia-smi memory.total)",
+    key="gpu",
+    column="memory_mib",
+    scale=2**20,
+    source="GPU table",
+)
+interconnect_bytes_per_s = lookup_input(
+    "interconnect_bytes_per_s",
+    "B/s",
+    "GPU-to-GPU link bandwidth, each way",
+    key="gpu",
+    column="interconnect_gb_per_s",
+    scale=10**9,
+    source="GPU table",
+)
+interconnect_hop_latency_s = lookup_input(
+    "interconnect_hop_latency_s",
+    "s",
+    "Latency of one step of a ring collective",
+    key="gpu",
+    column="interconnect_hop_latency_us",
+    scale=sp.Rational(1, 10**6),
+    source=NCCL,
+)
 # the engine table
-memory_utilization = lookup_input("memory_utilization", "fraction",
-                                  "Share of GPU memory (or of the memory left after weights) "
-                                  "the engine takes", key="serving_engine",
-                                  column="memory_fraction", source=VLLM + "; TensorRT-LLM docs", hi=1)
-engine_fraction_of_free = lookup_input("engine_fraction_of_free", "0/1",
-                                       "1: the fraction applies to memory left after weights "
-                                       "(TensorRT-LLM); 0: to total memory (vLLM)",
-                                       key="serving_engine", column="fraction_of_free",
-                                       source="engine table", hi=1)
-engine_reserve_bytes = lookup_input("engine_reserve_bytes", "bytes",
-                                    "Runtime memory outside weights and KV (CUDA context, "
-                                    "activations, graphs)", key="serving_engine",
-                                    column="runtime_reserve_gib", scale=2**30,
-                                    source="engine table")
-max_batch = lookup_input("max_batch", "requests", "Engine cap on concurrent requests",
-                         key="serving_engine", column="max_batch", source=VLLM + "; engine table")
-max_num_tokens = lookup_input("max_num_tokens", "tokens",
-                              "Engine cap on tokens per forward step (chunked prefill budget)",
-                              key="serving_engine", column="max_num_tokens",
-                              source="engine table")
-sliding_window_kv = lookup_input("sliding_window_kv", "0/1",
-                                 "1 if the engine caps sliding-window layers at their window",
-                                 key="serving_engine", column="sliding_window_kv",
-                                 source="engine table", hi=1)
-hbm_bandwidth_bytes_per_s = lookup_input("hbm_bandwidth_bytes_per_s", "B/s",
-                                         "Peak HBM bandwidth", key="gpu",
-                                         column="hbm_bandwidth_tb_per_s", scale=10**12,
-                                         source="GPU table")
-bf16_flops_per_s = lookup_input("bf16_flops_per_s", "FLOP/s", "Dense BF16 tensor peak",
-                                key="gpu", column="bf16_dense_tflops", scale=10**12,
-                                source="GPU table")
-fp4_flops_per_s = lookup_input("fp4_flops_per_s", "FLOP/s", "Dense FP4 tensor peak (0: none)",
-                               key="gpu", column="fp4_dense_tflops", scale=10**12,
-                               source="GPU table")
-fp8_flops_per_s = lookup_input("fp8_flops_per_s", "FLOP/s", "Dense FP8 tensor peak (0: none)",
-                               key="gpu", column="fp8_dense_tflops", scale=10**12,
-                               source="GPU table")
+memory_utilization = lookup_input(
+    "memory_utilization",
+    "fraction",
+    "Share of GPU memory (or of the memory left after weights) the engine takes",
+    key="serving_engine",
+    column="memory_fraction",
+    source=VLLM + "; TensorRT-LLM docs",
+    hi=1,
+)
+engine_fraction_of_free = lookup_input(
+    "engine_fraction_of_free",
+    "0/1",
+    "1: the fraction applies to memory left after weights (TensorRT-LLM); 0: to total memory (vLLM)",
+    key="serving_engine",
+    column="fraction_of_free",
+    source="engine table",
+    hi=1,
+)
+engine_reserve_bytes = lookup_input(
+    "engine_reserve_bytes",
+    "bytes",
+    "Runtime memory outside weights and KV (CUDA context, activations, graphs)",
+    key="serving_engine",
+    column="runtime_reserve_gib",
+    scale=2**30,
+    source="engine table",
+)
+max_batch = lookup_input(
+    "max_batch",
+    "requests",
+    "Engine cap on concurrent requests",
+    key="serving_engine",
+    column="max_batch",
+    source=VLLM + "; engine table",
+)
+max_num_tokens = lookup_input(
+    "max_num_tokens",
+    "tokens",
+    "Engine cap on tokens per forward step (chunked prefill budget)",
+    key="serving_engine",
+    column="max_num_tokens",
+    source="engine table",
+)
+sliding_window_kv = lookup_input(
+    "sliding_window_kv",
+    "0/1",
+    "1 if the engine caps sliding-window layers at their window",
+    key="serving_engine",
+    column="sliding_window_kv",
+    source="engine table",
+    hi=1,
+)
+hbm_bandwidth_bytes_per_s = lookup_input(
+    "hbm_bandwidth_bytes_per_s",
+    "B/s",
+    "Peak HBM bandwidth",
+    key="gpu",
+    column="hbm_bandwidth_tb_per_s",
+    scale=10**12,
+    source="GPU table",
+)
+bf16_flops_per_s = lookup_input(
+    "bf16_flops_per_s",
+    "FLOP/s",
+    "Dense BF16 tensor peak",
+    key="gpu",
+    column="bf16_dense_tflops",
+    scale=10**12,
+    source="GPU table",
+)
+fp4_flops_per_s = lookup_input(
+    "fp4_flops_per_s",
+    "FLOP/s",
+    "Dense FP4 tensor peak (0: none)",
+    key="gpu",
+    column="fp4_dense_tflops",
+    scale=10**12,
+    source="GPU table",
+)
+fp8_flops_per_s = lookup_input(
+    "fp8_flops_per_s",
+    "FLOP/s",
+    "Dense FP8 tensor peak (0: none)",
+    key="gpu",
+    column="fp8_dense_tflops",
+    scale=10**12,
+    source="GPU table",
+)
+
+
 def _time_model_input(name, unit, description):
-    return lookup_input(name, unit, description, key="time_model", column=name,
-                        qualifier="gpu", source="time-model table (row time_model@gpu if fitted)",
-                        hi=1 if unit in ("fraction", "0/1") else None)
+    return lookup_input(
+        name,
+        unit,
+        description,
+        key="time_model",
+        column=name,
+        qualifier="gpu",
+        source="time-model table (row time_model@gpu if fitted)",
+        hi=1 if unit in ("fraction", "0/1") else None,
+    )
 
 
 mfu = _time_model_input("mfu", "fraction", "Share of peak FLOP/s reached")
-bandwidth_efficiency = _time_model_input("bandwidth_efficiency", "fraction",
-                                         "Share of peak HBM bandwidth reached")
-overlap = _time_model_input("overlap", "0/1",
-                            "1: compute, memory and link time overlap (max); 0: they add (sum)")
+bandwidth_efficiency = _time_model_input(
+    "bandwidth_efficiency", "fraction", "Share of peak HBM bandwidth reached"
+)
+overlap = _time_model_input(
+    "overlap", "0/1", "1: compute, memory and link time overlap (max); 0: they add (sum)"
+)
 step_overhead_s = _time_model_input("step_overhead_s", "s", "Fixed time per forward step")
-sequence_overhead_s = _time_model_input("sequence_overhead_s", "s",
-                                        "Time per sequence per step (sampling, scheduling)")
-allreduce_efficiency = _time_model_input("allreduce_efficiency", "fraction",
-                                         "Share of link bandwidth an all-reduce reaches")
-allreduce_latency_s = _time_model_input("allreduce_latency_s", "s",
-                                        "Fixed latency of one all-reduce (kernel launch, sync)")
+sequence_overhead_s = _time_model_input(
+    "sequence_overhead_s", "s", "Time per sequence per step (sampling, scheduling)"
+)
+allreduce_efficiency = _time_model_input(
+    "allreduce_efficiency", "fraction", "Share of link bandwidth an all-reduce reaches"
+)
+allreduce_latency_s = _time_model_input(
+    "allreduce_latency_s", "s", "Fixed latency of one all-reduce (kernel launch, sync)"
+)
+
 
 # --- training and fine-tuning ------------------------------------------------------------
 def _recipe_input(column, description):
-    return lookup_input(f"recipe_{column}", "bytes/param", description, key="training_recipe",
-                        column=column, source="training-recipe table")
+    return lookup_input(
+        f"recipe_{column}",
+        "bytes/param",
+        description,
+        key="training_recipe",
+        column=column,
+        source="training-recipe table",
+    )
 
 
-recipe_working_weight_bytes = _recipe_input("working_weight_bytes",
-                                            "Working weights the matmuls read")
+recipe_working_weight_bytes = _recipe_input("working_weight_bytes", "Working weights the matmuls read")
 recipe_gradient_bytes = _recipe_input("gradient_bytes", "Gradients")
 recipe_master_weight_bytes = _recipe_input("master_weight_bytes", "Master weights")
-recipe_optimizer_state_bytes = _recipe_input("optimizer_state_bytes",
-                                             "Optimizer state (Adam: two moments)")
-activation_recompute = scenario_input("activation_recompute", "0/1",
-                                      "1: full activation recomputation (keep each layer's input, "
-                                      "redo the forward in the backward)", default=0, lo=0, hi=1,
-                                      integer=True, source=KORTHIKANTI)
-train_seq_tokens = scenario_input("train_seq_tokens", "tokens", "Training sequence length s",
-                                  default=4096, lo=1, integer=True, source=KORTHIKANTI, tex="s")
-micro_batch = scenario_input("micro_batch", "sequences", "Sequences per micro-batch b",
-                             default=1, lo=1, integer=True, source=KORTHIKANTI, tex="b")
-lora_rank = scenario_input("lora_rank", "rank", "LoRA rank r (0: no adapters)", default=16,
-                           lo=0, integer=True, source=LORA, tex="r")
-lora_attention = scenario_input("lora_attention", "0/1",
-                                "1: adapters on q, k, v, o (every attention projection)",
-                                default=1, lo=0, hi=1, integer=True, source=LORA)
-lora_mlp = scenario_input("lora_mlp", "0/1",
-                          "1: adapters on gate, up, down (dense MLPs and shared experts)",
-                          default=1, lo=0, hi=1, integer=True, source=LORA)
+recipe_optimizer_state_bytes = _recipe_input("optimizer_state_bytes", "Optimizer state (Adam: two moments)")
+activation_recompute = scenario_input(
+    "activation_recompute",
+    "0/1",
+    "1: full activation recomputation (keep each layer's input, redo the forward in the backward)",
+    default=0,
+    lo=0,
+    hi=1,
+    integer=True,
+    source=KORTHIKANTI,
+)
+train_seq_tokens = scenario_input(
+    "train_seq_tokens",
+    "tokens",
+    "Training sequence length s",
+    default=4096,
+    lo=1,
+    integer=True,
+    source=KORTHIKANTI,
+    tex="s",
+)
+micro_batch = scenario_input(
+    "micro_batch",
+    "sequences",
+    "Sequences per micro-batch b",
+    default=1,
+    lo=1,
+    integer=True,
+    source=KORTHIKANTI,
+    tex="b",
+)
+lora_rank = scenario_input(
+    "lora_rank", "rank", "LoRA rank r (0: no adapters)", default=16, lo=0, integer=True, source=LORA, tex="r"
+)
+lora_attention = scenario_input(
+    "lora_attention",
+    "0/1",
+    "1: adapters on q, k, v, o (every attention projection)",
+    default=1,
+    lo=0,
+    hi=1,
+    integer=True,
+    source=LORA,
+)
+lora_mlp = scenario_input(
+    "lora_mlp",
+    "0/1",
+    "1: adapters on gate, up, down (dense MLPs and shared experts)",
+    default=1,
+    lo=0,
+    hi=1,
+    integer=True,
+    source=LORA,
+)

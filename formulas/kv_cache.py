@@ -7,6 +7,7 @@ heads are split over GPUs and replicated when there are fewer heads than GPUs; a
 is held whole on every GPU (kv_shard_fraction, formulas/memory.py). KV formats carry their
 block scales (kv_bits_per_element, formulas/numerics.py).
 """
+
 from ledgerbuild.ledger import quantity
 
 from .flops import attn_flops_per_visible_token, visible_tokens
@@ -31,19 +32,42 @@ B = "bytes"
 S51 = LECTURE + " §5.1"
 S53 = LECTURE + " §5.3"
 
-kv_elems_per_token_layer = quantity("kv_elems_per_token_layer",
-                                    2 * num_key_value_heads * head_dim, "elements",
-                                    "K and V elements cached per token per layer", source=S51,
-                                    topic=T, integer=True, when="gqa")
-quantity("kv_elems_per_token_layer", kv_lora_rank + qk_rope_head_dim, "elements",
-         "Latent plus shared RoPE key cached per token per layer", source=S53 + "; §5.4",
-         topic=T, integer=True, when="mla")
-kv_bytes_per_token_layer = quantity("kv_bytes_per_token_layer",
-                                    kv_elems_per_token_layer * kv_dtype_bytes, B,
-                                    "KV bytes one token adds to one layer", source=S51, topic=T)
-kv_bytes_per_token = quantity("kv_bytes_per_token", num_hidden_layers * kv_bytes_per_token_layer,
-                              B, "KV bytes per token over all layers (no window caps)",
-                              source=S51, topic=T)
+kv_elems_per_token_layer = quantity(
+    "kv_elems_per_token_layer",
+    2 * num_key_value_heads * head_dim,
+    "elements",
+    "K and V elements cached per token per layer",
+    source=S51,
+    topic=T,
+    integer=True,
+    when="gqa",
+)
+quantity(
+    "kv_elems_per_token_layer",
+    kv_lora_rank + qk_rope_head_dim,
+    "elements",
+    "Latent plus shared RoPE key cached per token per layer",
+    source=S53 + "; §5.4",
+    topic=T,
+    integer=True,
+    when="mla",
+)
+kv_bytes_per_token_layer = quantity(
+    "kv_bytes_per_token_layer",
+    kv_elems_per_token_layer * kv_dtype_bytes,
+    B,
+    "KV bytes one token adds to one layer",
+    source=S51,
+    topic=T,
+)
+kv_bytes_per_token = quantity(
+    "kv_bytes_per_token",
+    num_hidden_layers * kv_bytes_per_token_layer,
+    B,
+    "KV bytes per token over all layers (no window caps)",
+    source=S51,
+    topic=T,
+)
 
 
 def kv_bytes_at(tokens):
@@ -51,27 +75,63 @@ def kv_bytes_at(tokens):
     return kv_bytes_per_token_layer * visible_tokens(tokens)
 
 
-kv_bytes_per_request = quantity("kv_bytes_per_request", kv_bytes_at(prompt_tokens + output_tokens),
-                                B, "KV bytes one request holds at its end", source=LECTURE
-                                + " §6.1", topic=T)
-kv_bytes_at_context = quantity("kv_bytes_at_context", kv_bytes_at(context_tokens), B,
-                               "KV bytes of one sequence at context_tokens", source=S51, topic=T)
-kv_bytes_prompt = quantity("kv_bytes_prompt", kv_bytes_at(prompt_tokens), B,
-                           "KV bytes written by a prefill of prompt_tokens", source=S51, topic=T)
-quantity("decode_attention_intensity",
-         attn_flops_per_visible_token / kv_bytes_per_token_layer, "FLOP/byte",
-         "Decode attention FLOPs per KV byte read (GQA: the group size at 2-byte KV)",
-         source=LECTURE + " §5.2", topic=T, when="gqa")
-quantity("decode_attention_intensity",
-         2 * num_attention_heads * (2 * kv_lora_rank + qk_rope_head_dim)
-         / kv_bytes_per_token_layer, "FLOP/byte",
-         "Decode attention FLOPs per KV byte read, MLA after absorption", source=S53, topic=T,
-         when="mla")
-quantity("mla_decompress_flops_layer",
-         2 * kv_lora_rank * num_attention_heads * (qk_nope_head_dim + v_head_dim) * context_tokens,
-         "FLOP", "Naive MLA: decompressing context_tokens latents into K, V in one layer",
-         source=S53 + " (137 GFLOP at 4,096)", topic=T, when="mla")
-quantity("mla_absorbed_attention_flops_layer",
-         2 * num_attention_heads * (2 * kv_lora_rank + qk_rope_head_dim) * context_tokens, "FLOP",
-         "Absorbed MLA: attention in the latent space in one layer, one decode token",
-         source=S53 + " (~1.1 GFLOP at 4,096); " + DEEPSEEK_V2, topic=T, when="mla")
+kv_bytes_per_request = quantity(
+    "kv_bytes_per_request",
+    kv_bytes_at(prompt_tokens + output_tokens),
+    B,
+    "KV bytes one request holds at its end",
+    source=LECTURE + " §6.1",
+    topic=T,
+)
+kv_bytes_at_context = quantity(
+    "kv_bytes_at_context",
+    kv_bytes_at(context_tokens),
+    B,
+    "KV bytes of one sequence at context_tokens",
+    source=S51,
+    topic=T,
+)
+kv_bytes_prompt = quantity(
+    "kv_bytes_prompt",
+    kv_bytes_at(prompt_tokens),
+    B,
+    "KV bytes written by a prefill of prompt_tokens",
+    source=S51,
+    topic=T,
+)
+quantity(
+    "decode_attention_intensity",
+    attn_flops_per_visible_token / kv_bytes_per_token_layer,
+    "FLOP/byte",
+    "Decode attention FLOPs per KV byte read (GQA: the group size at 2-byte KV)",
+    source=LECTURE + " §5.2",
+    topic=T,
+    when="gqa",
+)
+quantity(
+    "decode_attention_intensity",
+    2 * num_attention_heads * (2 * kv_lora_rank + qk_rope_head_dim) / kv_bytes_per_token_layer,
+    "FLOP/byte",
+    "Decode attention FLOPs per KV byte read, MLA after absorption",
+    source=S53,
+    topic=T,
+    when="mla",
+)
+quantity(
+    "mla_decompress_flops_layer",
+    2 * kv_lora_rank * num_attention_heads * (qk_nope_head_dim + v_head_dim) * context_tokens,
+    "FLOP",
+    "Naive MLA: decompressing context_tokens latents into K, V in one layer",
+    source=S53 + " (137 GFLOP at 4,096)",
+    topic=T,
+    when="mla",
+)
+quantity(
+    "mla_absorbed_attention_flops_layer",
+    2 * num_attention_heads * (2 * kv_lora_rank + qk_rope_head_dim) * context_tokens,
+    "FLOP",
+    "Absorbed MLA: attention in the latent space in one layer, one decode token",
+    source=S53 + " (~1.1 GFLOP at 4,096); " + DEEPSEEK_V2,
+    topic=T,
+    when="mla",
+)

@@ -12,6 +12,7 @@ pipeline stages one after another, so its latency pays every stage. An MoE decod
 batch B leaves E (1 - k/E)^B experts per layer unread under uniform routing (batch 1: reads
 exactly k; 0 once B k / E > 700 (1 - k / E), where it is below e^-700).
 """
+
 from sympy import Max, Piecewise
 
 from ledgerbuild.ledger import quantity
@@ -51,9 +52,12 @@ S62 = LECTURE + " §6.2"
 
 def step_time(compute_s, memory_s, link_s, sequences):
     """One forward step under the time model in force."""
-    return overlap * Max(compute_s, memory_s, link_s) \
-        + (1 - overlap) * (compute_s + memory_s + link_s) \
-        + step_overhead_s + sequences * sequence_overhead_s
+    return (
+        overlap * Max(compute_s, memory_s, link_s)
+        + (1 - overlap) * (compute_s + memory_s + link_s)
+        + step_overhead_s
+        + sequences * sequence_overhead_s
+    )
 
 
 def compute_time(flops, gpus=gpu_count):
@@ -68,12 +72,19 @@ def link_time(tokens, layers):
     """Two ring all-reduces per layer over the tensor-parallel group, plus the hand-offs
     between pipeline stages, for a step of `tokens` tokens through `layers` layers."""
     message = tokens * hidden_size * activation_dtype_bytes
-    ring = 2 * (gpu_count - 1) / gpu_count * message \
-        / (allreduce_efficiency * interconnect_bytes_per_s) \
-        + 2 * (gpu_count - 1) * interconnect_hop_latency_s + allreduce_latency_s
+    ring = (
+        2 * (gpu_count - 1) / gpu_count * message / (allreduce_efficiency * interconnect_bytes_per_s)
+        + 2 * (gpu_count - 1) * interconnect_hop_latency_s
+        + allreduce_latency_s
+    )
     allreduces = Piecewise((0, gpu_count <= 1), (2 * layers * ring, True))
-    handoffs = (pipeline_parallel - 1) / pipeline_parallel * layers / num_hidden_layers \
+    handoffs = (
+        (pipeline_parallel - 1)
+        / pipeline_parallel
+        * layers
+        / num_hidden_layers
         * (message / interconnect_bytes_per_s + interconnect_hop_latency_s)
+    )
     return allreduces + handoffs
 
 
@@ -82,15 +93,20 @@ def experts_untouched_bytes(batch):
     share = num_experts_per_tok / n_routed_experts
     # exp(-b s / (1 - s)) <= (1 - s)^b: while b s <= 700 (1 - s) the power stays above e^-700
     # (no underflow: LibreOffice gives an error, not 0, for 0.75^3000); past it, call it 0
-    untouched = Piecewise((0, batch * share > 700 * (1 - share)),
-                          (n_routed_experts * (1 - share) ** batch, True))
+    untouched = Piecewise(
+        (0, batch * share > 700 * (1 - share)), (n_routed_experts * (1 - share) ** batch, True)
+    )
     return num_moe_layers * untouched * params_expert * expert_dtype_bytes
 
 
-embedding_unread_bytes = quantity("embedding_unread_bytes",
-                                  (1 - count_embedding_read) * embedding_bytes, "bytes",
-                                  "Embedding bytes a decode step skips (a lookup reads B rows)",
-                                  source=SHAPES, topic=T)
+embedding_unread_bytes = quantity(
+    "embedding_unread_bytes",
+    (1 - count_embedding_read) * embedding_bytes,
+    "bytes",
+    "Embedding bytes a decode step skips (a lookup reads B rows)",
+    source=SHAPES,
+    topic=T,
+)
 
 
 def decode_step(prefix, batch, source, sequences=None):
@@ -99,56 +115,136 @@ def decode_step(prefix, batch, source, sequences=None):
     token) read their KV once each: a speculative verification step runs gamma + 1 tokens of
     each sequence against one read of its cache."""
     sequences = batch if sequences is None else sequences
-    unread = quantity(f"{prefix}_experts_unread_bytes", experts_untouched_bytes(batch),
-                      "bytes", "Routed-expert bytes not read by this decode step",
-                      source=S62, topic=T, when="moe")
-    quantity(f"{prefix}_experts_unread_bytes", 0, "bytes", "Dense model: every weight is read",
-             source=S62, topic=T, when="dense")
+    unread = quantity(
+        f"{prefix}_experts_unread_bytes",
+        experts_untouched_bytes(batch),
+        "bytes",
+        "Routed-expert bytes not read by this decode step",
+        source=S62,
+        topic=T,
+        when="moe",
+    )
+    quantity(
+        f"{prefix}_experts_unread_bytes",
+        0,
+        "bytes",
+        "Dense model: every weight is read",
+        source=S62,
+        topic=T,
+        when="dense",
+    )
     weights_read = (weight_bytes - embedding_unread_bytes - unread) / total_gpus
     kv_read = sequences * kv_bytes_at_context * kv_share_per_gpu
-    step_bytes = quantity(f"{prefix}_bytes_per_gpu", weights_read + kv_read,
-                          "bytes", "HBM bytes one GPU reads in this decode step", source=source,
-                          topic=T)
-    c = quantity(f"{prefix}_compute_s", compute_time(batch * flops_per_token), "s",
-                 "Compute time of this decode step", source=source, topic=T)
-    m = quantity(f"{prefix}_memory_s",
-                 memory_time(pipeline_parallel * (weights_read * weight_dequant_factor + kv_read)),
-                 "s", "Memory time of this decode step (every pipeline stage in turn; weights "
-                 "x weight_dequant_factor)",
-                 source=source, topic=T)
-    x = quantity(f"{prefix}_link_s", link_time(batch, num_hidden_layers), "s",
-                 "All-reduce and pipeline hand-off time of this decode step",
-                 source=NCCL + "; " + PIPELINE, topic=T)
+    step_bytes = quantity(
+        f"{prefix}_bytes_per_gpu",
+        weights_read + kv_read,
+        "bytes",
+        "HBM bytes one GPU reads in this decode step",
+        source=source,
+        topic=T,
+    )
+    c = quantity(
+        f"{prefix}_compute_s",
+        compute_time(batch * flops_per_token),
+        "s",
+        "Compute time of this decode step",
+        source=source,
+        topic=T,
+    )
+    m = quantity(
+        f"{prefix}_memory_s",
+        memory_time(pipeline_parallel * (weights_read * weight_dequant_factor + kv_read)),
+        "s",
+        "Memory time of this decode step (every pipeline stage in turn; weights x weight_dequant_factor)",
+        source=source,
+        topic=T,
+    )
+    x = quantity(
+        f"{prefix}_link_s",
+        link_time(batch, num_hidden_layers),
+        "s",
+        "All-reduce and pipeline hand-off time of this decode step",
+        source=NCCL + "; " + PIPELINE,
+        topic=T,
+    )
     return step_bytes, step_time(c, m, x, sequences)
 
 
-prefill_compute_s = quantity("prefill_compute_s", compute_time(flops_prefill), "s",
-                             "Prefill FLOPs / aggregate peak", source=S62, topic=T)
-prefill_memory_s = quantity("prefill_memory_s",
-                            memory_time(pipeline_parallel * (weight_bytes_per_gpu
-                                                             * weight_dequant_factor
-                                        + kv_bytes_prompt * kv_share_per_gpu)), "s",
-                            "Weights read once plus the prompt's KV written", source=S62, topic=T)
-prefill_link_s = quantity("prefill_link_s", link_time(prompt_tokens, num_hidden_layers), "s",
-                          "All-reduce and pipeline hand-off time of the prefill", source=NCCL,
-                          topic=T)
-ttft_s = quantity("ttft_s", step_time(prefill_compute_s, prefill_memory_s, prefill_link_s, 1), "s",
-                  "Time to first token under the time model in force", source=S62, topic=T)
+prefill_compute_s = quantity(
+    "prefill_compute_s",
+    compute_time(flops_prefill),
+    "s",
+    "Prefill FLOPs / aggregate peak",
+    source=S62,
+    topic=T,
+)
+prefill_memory_s = quantity(
+    "prefill_memory_s",
+    memory_time(
+        pipeline_parallel
+        * (weight_bytes_per_gpu * weight_dequant_factor + kv_bytes_prompt * kv_share_per_gpu)
+    ),
+    "s",
+    "Weights read once plus the prompt's KV written",
+    source=S62,
+    topic=T,
+)
+prefill_link_s = quantity(
+    "prefill_link_s",
+    link_time(prompt_tokens, num_hidden_layers),
+    "s",
+    "All-reduce and pipeline hand-off time of the prefill",
+    source=NCCL,
+    topic=T,
+)
+ttft_s = quantity(
+    "ttft_s",
+    step_time(prefill_compute_s, prefill_memory_s, prefill_link_s, 1),
+    "s",
+    "Time to first token under the time model in force",
+    source=S62,
+    topic=T,
+)
 decode_bytes_per_gpu, tpot_expr = decode_step("decode", batch_size, S62)
-tpot_s = quantity("tpot_s", tpot_expr, "s", "Time per output token at batch_size", source=S62,
-                  topic=T)
-quantity("tokens_per_s_per_user", 1 / tpot_s, "tokens/s", "Decode speed one user sees",
-         source=S62, topic=T)
-request_latency_s = quantity("request_latency_s", ttft_s + output_tokens * tpot_s, "s",
-                             "End-to-end time of one request at batch_size", source=S62,
-                             topic=T)
-quantity("decode_share", output_tokens * tpot_s / request_latency_s, "fraction",
-         "Share of a request's time spent in decode", source=S62 + " demo 4", topic=T)
-tpot_weights_only_s = quantity("tpot_weights_only_s",
-                               weight_bytes / gpu_count / hbm_bandwidth_bytes_per_s, "s",
-                               "Decode floor from reading the weights once at peak bandwidth",
-                               source=SHAPES + "; " + PREREQ + " (6.9 ms)", topic=T)
-quantity("decode_weights_only_s", output_tokens * tpot_weights_only_s, "s",
-         "All decode steps at the weights-only floor", source=PREREQ + " (3.5 s)", topic=T)
-quantity("prefill_2n_s", flops_prefill_2n / (gpu_count * peak_flops_per_s), "s",
-         "Rule-of-thumb prefill time at 100% of peak", source=PREREQ + " (0.37 s)", topic=T)
+tpot_s = quantity("tpot_s", tpot_expr, "s", "Time per output token at batch_size", source=S62, topic=T)
+quantity("tokens_per_s_per_user", 1 / tpot_s, "tokens/s", "Decode speed one user sees", source=S62, topic=T)
+request_latency_s = quantity(
+    "request_latency_s",
+    ttft_s + output_tokens * tpot_s,
+    "s",
+    "End-to-end time of one request at batch_size",
+    source=S62,
+    topic=T,
+)
+quantity(
+    "decode_share",
+    output_tokens * tpot_s / request_latency_s,
+    "fraction",
+    "Share of a request's time spent in decode",
+    source=S62 + " demo 4",
+    topic=T,
+)
+tpot_weights_only_s = quantity(
+    "tpot_weights_only_s",
+    weight_bytes / gpu_count / hbm_bandwidth_bytes_per_s,
+    "s",
+    "Decode floor from reading the weights once at peak bandwidth",
+    source=SHAPES + "; " + PREREQ + " (6.9 ms)",
+    topic=T,
+)
+quantity(
+    "decode_weights_only_s",
+    output_tokens * tpot_weights_only_s,
+    "s",
+    "All decode steps at the weights-only floor",
+    source=PREREQ + " (3.5 s)",
+    topic=T,
+)
+quantity(
+    "prefill_2n_s",
+    flops_prefill_2n / (gpu_count * peak_flops_per_s),
+    "s",
+    "Rule-of-thumb prefill time at 100% of peak",
+    source=PREREQ + " (0.37 s)",
+    topic=T,
+)

@@ -8,6 +8,7 @@ Shortcuts: a full-attention layer; the MLP is the per-layer average (MoE: the ac
 for decode, all experts for prefill); activations are fused (no HBM traffic), as in seeds/001.
 Attention FLOPs are causal (the lecture §4.3); seeds/001's table counts the full S x S square.
 """
+
 from ledgerbuild.ledger import quantity
 
 from .flops import attn_flops_per_visible_token, triangle
@@ -27,41 +28,87 @@ from .sources import SHAPES
 T = "layer_steps"
 SRC = SHAPES + " (per-layer sub-steps)"
 
-matmul_o_layer = quantity("matmul_o_layer", num_attention_heads * attn_v_head_dim * hidden_size,
-                          "params", "Output projection weights per layer", source=SRC, topic=T)
-matmul_qkv_layer = quantity("matmul_qkv_layer", matmul_attn_layer - matmul_o_layer, "params",
-                            "Q, K, V projection weights per layer (MLA: with the latent paths)",
-                            source=SRC, topic=T)
+matmul_o_layer = quantity(
+    "matmul_o_layer",
+    num_attention_heads * attn_v_head_dim * hidden_size,
+    "params",
+    "Output projection weights per layer",
+    source=SRC,
+    topic=T,
+)
+matmul_qkv_layer = quantity(
+    "matmul_qkv_layer",
+    matmul_attn_layer - matmul_o_layer,
+    "params",
+    "Q, K, V projection weights per layer (MLA: with the latent paths)",
+    source=SRC,
+    topic=T,
+)
 
 STEPS = {  # step: (prefill FLOPs, decode FLOPs, prefill bytes, decode bytes)
-    "qkv": (2 * prompt_tokens * matmul_qkv_layer, 2 * batch_size * matmul_qkv_layer,
-            matmul_qkv_layer * weight_dtype_bytes + prompt_tokens * kv_bytes_per_token_layer,
-            matmul_qkv_layer * weight_dtype_bytes + batch_size * kv_bytes_per_token_layer),
-    "attention": (attn_flops_per_visible_token * triangle(prompt_tokens),
-                  batch_size * attn_flops_per_visible_token * context_tokens,
-                  prompt_tokens * kv_bytes_per_token_layer,
-                  batch_size * context_tokens * kv_bytes_per_token_layer),
-    "o_proj": (2 * prompt_tokens * matmul_o_layer, 2 * batch_size * matmul_o_layer,
-               matmul_o_layer * weight_dtype_bytes, matmul_o_layer * weight_dtype_bytes),
-    "mlp": (2 * prompt_tokens * matmul_mlp / num_hidden_layers,
-            2 * batch_size * matmul_mlp / num_hidden_layers,
-            params_mlp / num_hidden_layers * weight_dtype_bytes,
-            matmul_mlp / num_hidden_layers * weight_dtype_bytes),
+    "qkv": (
+        2 * prompt_tokens * matmul_qkv_layer,
+        2 * batch_size * matmul_qkv_layer,
+        matmul_qkv_layer * weight_dtype_bytes + prompt_tokens * kv_bytes_per_token_layer,
+        matmul_qkv_layer * weight_dtype_bytes + batch_size * kv_bytes_per_token_layer,
+    ),
+    "attention": (
+        attn_flops_per_visible_token * triangle(prompt_tokens),
+        batch_size * attn_flops_per_visible_token * context_tokens,
+        prompt_tokens * kv_bytes_per_token_layer,
+        batch_size * context_tokens * kv_bytes_per_token_layer,
+    ),
+    "o_proj": (
+        2 * prompt_tokens * matmul_o_layer,
+        2 * batch_size * matmul_o_layer,
+        matmul_o_layer * weight_dtype_bytes,
+        matmul_o_layer * weight_dtype_bytes,
+    ),
+    "mlp": (
+        2 * prompt_tokens * matmul_mlp / num_hidden_layers,
+        2 * batch_size * matmul_mlp / num_hidden_layers,
+        params_mlp / num_hidden_layers * weight_dtype_bytes,
+        matmul_mlp / num_hidden_layers * weight_dtype_bytes,
+    ),
 }
-WHAT = {"qkv": "QKV projection", "attention": "attention (QK^T, softmax, x V)",
-        "o_proj": "output projection", "mlp": "MLP (gate, up, down)"}
+WHAT = {
+    "qkv": "QKV projection",
+    "attention": "attention (QK^T, softmax, x V)",
+    "o_proj": "output projection",
+    "mlp": "MLP (gate, up, down)",
+}
 
 for phase, (fi, bi) in (("prefill", (0, 2)), ("decode", (1, 3))):
     flops = bytes_ = 0
     for step, exprs in STEPS.items():
-        f = quantity(f"layer_{step}_flops_{phase}", exprs[fi], "FLOP",
-                     f"{WHAT[step]}: FLOPs in one layer, {phase}", source=SRC, topic=T)
-        b = quantity(f"layer_{step}_bytes_{phase}", exprs[bi], "bytes",
-                     f"{WHAT[step]}: HBM bytes in one layer, {phase}", source=SRC, topic=T)
+        f = quantity(
+            f"layer_{step}_flops_{phase}",
+            exprs[fi],
+            "FLOP",
+            f"{WHAT[step]}: FLOPs in one layer, {phase}",
+            source=SRC,
+            topic=T,
+        )
+        b = quantity(
+            f"layer_{step}_bytes_{phase}",
+            exprs[bi],
+            "bytes",
+            f"{WHAT[step]}: HBM bytes in one layer, {phase}",
+            source=SRC,
+            topic=T,
+        )
         flops, bytes_ = flops + f, bytes_ + b
-    f_total = quantity(f"layer_flops_{phase}", flops, "FLOP", f"One layer's FLOPs, {phase}",
-                       source=SRC, topic=T)
-    b_total = quantity(f"layer_bytes_{phase}", bytes_, "bytes", f"One layer's HBM bytes, {phase}",
-                       source=SRC, topic=T)
-    quantity(f"layer_intensity_{phase}", f_total / b_total, "FLOP/byte",
-             f"One layer's arithmetic intensity, {phase}", source=SRC, topic=T)
+    f_total = quantity(
+        f"layer_flops_{phase}", flops, "FLOP", f"One layer's FLOPs, {phase}", source=SRC, topic=T
+    )
+    b_total = quantity(
+        f"layer_bytes_{phase}", bytes_, "bytes", f"One layer's HBM bytes, {phase}", source=SRC, topic=T
+    )
+    quantity(
+        f"layer_intensity_{phase}",
+        f_total / b_total,
+        "FLOP/byte",
+        f"One layer's arithmetic intensity, {phase}",
+        source=SRC,
+        topic=T,
+    )

@@ -13,6 +13,7 @@ it needs. Shortcuts: the runtime reserve is one figure per engine; pipeline stag
 shares of the weights (embedding and head not placed on their stages); auto stays within one
 8-GPU node (a model that does not fit on 8 shows 0 requests).
 """
+
 from sympy import Max, Min, Piecewise, ceiling, floor
 
 from ledgerbuild.ledger import quantity
@@ -41,25 +42,47 @@ B = "bytes"
 S61 = LECTURE + " §6.1"
 TP_SIZES = (1, 2, 4, 8)  # tensor-parallel sizes tried by auto: powers of two within one node
 
-gpu_memory_bytes = quantity("gpu_memory_bytes",
-                            Piecewise((gpu_memory_gb * memory_gb_unit_bytes,
-                                       memory_gb_unit_bytes > 0),
-                                      (gpu_memory_driver_bytes, True)), B,
-                            "Memory of one GPU: as the driver reports it, or the marketed GB x "
-                            "memory_gb_unit_bytes", source=S61 + "; nvidia-smi", topic=T)
-usable_bytes_per_gpu = quantity("usable_bytes_per_gpu", gpu_memory_bytes * memory_utilization, B,
-                                "Memory fraction of one GPU the engine is given", source=S61,
-                                topic=T)
-quantity("gpus_for_weights", ceiling(weight_bytes / usable_bytes_per_gpu), "GPUs",
-         "GPUs needed just to hold the weights", source=S61, topic=T, integer=True)
+gpu_memory_bytes = quantity(
+    "gpu_memory_bytes",
+    Piecewise(
+        (gpu_memory_gb * memory_gb_unit_bytes, memory_gb_unit_bytes > 0), (gpu_memory_driver_bytes, True)
+    ),
+    B,
+    "Memory of one GPU: as the driver reports it, or the marketed GB x memory_gb_unit_bytes",
+    source=S61 + "; nvidia-smi",
+    topic=T,
+)
+usable_bytes_per_gpu = quantity(
+    "usable_bytes_per_gpu",
+    gpu_memory_bytes * memory_utilization,
+    B,
+    "Memory fraction of one GPU the engine is given",
+    source=S61,
+    topic=T,
+)
+quantity(
+    "gpus_for_weights",
+    ceiling(weight_bytes / usable_bytes_per_gpu),
+    "GPUs",
+    "GPUs needed just to hold the weights",
+    source=S61,
+    topic=T,
+    integer=True,
+)
 
 
 def kv_budget(weights_per_gpu):
     """KV pool on one GPU holding `weights_per_gpu`, as the engine sizes it (0 if none)."""
-    return Max(0, Piecewise((memory_utilization * (gpu_memory_bytes - weights_per_gpu
-                                                   - engine_reserve_bytes),
-                             engine_fraction_of_free > 0),
-                            (usable_bytes_per_gpu - weights_per_gpu - engine_reserve_bytes, True)))
+    return Max(
+        0,
+        Piecewise(
+            (
+                memory_utilization * (gpu_memory_bytes - weights_per_gpu - engine_reserve_bytes),
+                engine_fraction_of_free > 0,
+            ),
+            (usable_bytes_per_gpu - weights_per_gpu - engine_reserve_bytes, True),
+        ),
+    )
 
 
 def kv_shard(gpus):
@@ -70,57 +93,135 @@ def kv_shard(gpus):
 
 def spare_bytes(gpus, shard):
     """KV pool left on one GPU after one request's KV, on `gpus` tensor-parallel GPUs."""
-    return kv_budget(weight_bytes / (gpus * pipeline_parallel)) \
+    return (
+        kv_budget(weight_bytes / (gpus * pipeline_parallel))
         - kv_bytes_per_request * shard / pipeline_parallel
+    )
 
 
 def auto_gpu_count(shard_of, when):
-    spares = {n: quantity(f"spare_bytes_on_{n}_gpus", spare_bytes(n, shard_of(n)), B,
-                          f"KV pool left per GPU after one request on {n} GPU(s) (< 0: does "
-                          "not fit)", source=S61, topic=T, when=when)
-              for n in TP_SIZES[:-1]}
+    spares = {
+        n: quantity(
+            f"spare_bytes_on_{n}_gpus",
+            spare_bytes(n, shard_of(n)),
+            B,
+            f"KV pool left per GPU after one request on {n} GPU(s) (< 0: does not fit)",
+            source=S61,
+            topic=T,
+            when=when,
+        )
+        for n in TP_SIZES[:-1]
+    }
     choice = Piecewise(*[(n, spares[n] >= 0) for n in TP_SIZES[:-1]], (TP_SIZES[-1], True))
     return Piecewise((gpu_count_setting, gpu_count_setting > 0), (choice, True))
 
 
 for when, shard_of in (("gqa", kv_shard), ("mla", lambda n: 1)):
-    gpu_count = quantity("gpu_count", auto_gpu_count(shard_of, when), "GPUs",
-                         "Tensor-parallel GPUs: gpu_count_setting, or (auto) the smallest of 1, "
-                         "2, 4, 8 whose weights and one request's KV fit (else 8)",
-                         source=S61, topic=T, when=when, integer=True)
-kv_shard_fraction = quantity("kv_shard_fraction", kv_shard(gpu_count), "fraction",
-                             "Share of the KV one GPU holds (heads replicated when n_kv < GPUs)",
-                             source=S61, topic=T, when="gqa")
-quantity("kv_shard_fraction", 1, "fraction", "Share of the KV one GPU holds: the MLA latent is "
-         "not split by heads", source=LECTURE + " §5.3, §6.1", topic=T, when="mla")
-total_gpus = quantity("total_gpus", gpu_count * pipeline_parallel, "GPUs",
-                      "GPUs of the deployment: tensor-parallel size x pipeline stages",
-                      source=PIPELINE, topic=T, integer=True)
-weight_bytes_per_gpu = quantity("weight_bytes_per_gpu", weight_bytes / total_gpus, B,
-                                "Weight bytes on each GPU", source=S61, topic=T)
+    gpu_count = quantity(
+        "gpu_count",
+        auto_gpu_count(shard_of, when),
+        "GPUs",
+        "Tensor-parallel GPUs: gpu_count_setting, or (auto) the smallest of 1, "
+        "2, 4, 8 whose weights and one request's KV fit (else 8)",
+        source=S61,
+        topic=T,
+        when=when,
+        integer=True,
+    )
+kv_shard_fraction = quantity(
+    "kv_shard_fraction",
+    kv_shard(gpu_count),
+    "fraction",
+    "Share of the KV one GPU holds (heads replicated when n_kv < GPUs)",
+    source=S61,
+    topic=T,
+    when="gqa",
+)
+quantity(
+    "kv_shard_fraction",
+    1,
+    "fraction",
+    "Share of the KV one GPU holds: the MLA latent is not split by heads",
+    source=LECTURE + " §5.3, §6.1",
+    topic=T,
+    when="mla",
+)
+total_gpus = quantity(
+    "total_gpus",
+    gpu_count * pipeline_parallel,
+    "GPUs",
+    "GPUs of the deployment: tensor-parallel size x pipeline stages",
+    source=PIPELINE,
+    topic=T,
+    integer=True,
+)
+weight_bytes_per_gpu = quantity(
+    "weight_bytes_per_gpu", weight_bytes / total_gpus, B, "Weight bytes on each GPU", source=S61, topic=T
+)
 kv_budget_bytes_per_gpu = quantity(
-    "kv_budget_bytes_per_gpu", kv_budget(weight_bytes_per_gpu),
-    B, "KV pool on each GPU as the engine sizes it (0 if weights do not fit)", source=S61
-    + "; engine table", topic=T)
-kv_share_per_gpu = quantity("kv_share_per_gpu", kv_shard_fraction / pipeline_parallel,
-                            "fraction",
-                            "Share of a sequence's KV one GPU holds (its heads, its stage's layers)",
-                            source=S61, topic=T)
-kv_bytes_per_token_per_gpu = quantity("kv_bytes_per_token_per_gpu",
-                                      kv_bytes_per_token * kv_share_per_gpu, B,
-                                      "KV bytes per token on one GPU", source=S61, topic=T)
-quantity("kv_capacity_tokens", floor(kv_budget_bytes_per_gpu / kv_bytes_per_token_per_gpu),
-         "tokens", "Tokens of KV that fit (no window caps)", source=S61, topic=T, integer=True)
-kv_capacity_requests = quantity("kv_capacity_requests",
-         floor(kv_budget_bytes_per_gpu / (kv_bytes_per_request * kv_share_per_gpu)),
-         "requests", "Requests of prompt + output tokens whose KV fits", source=S61, topic=T,
-         integer=True)
+    "kv_budget_bytes_per_gpu",
+    kv_budget(weight_bytes_per_gpu),
+    B,
+    "KV pool on each GPU as the engine sizes it (0 if weights do not fit)",
+    source=S61 + "; engine table",
+    topic=T,
+)
+kv_share_per_gpu = quantity(
+    "kv_share_per_gpu",
+    kv_shard_fraction / pipeline_parallel,
+    "fraction",
+    "Share of a sequence's KV one GPU holds (its heads, its stage's layers)",
+    source=S61,
+    topic=T,
+)
+kv_bytes_per_token_per_gpu = quantity(
+    "kv_bytes_per_token_per_gpu",
+    kv_bytes_per_token * kv_share_per_gpu,
+    B,
+    "KV bytes per token on one GPU",
+    source=S61,
+    topic=T,
+)
+quantity(
+    "kv_capacity_tokens",
+    floor(kv_budget_bytes_per_gpu / kv_bytes_per_token_per_gpu),
+    "tokens",
+    "Tokens of KV that fit (no window caps)",
+    source=S61,
+    topic=T,
+    integer=True,
+)
+kv_capacity_requests = quantity(
+    "kv_capacity_requests",
+    floor(kv_budget_bytes_per_gpu / (kv_bytes_per_request * kv_share_per_gpu)),
+    "requests",
+    "Requests of prompt + output tokens whose KV fits",
+    source=S61,
+    topic=T,
+    integer=True,
+)
 max_concurrency = quantity(
     "max_concurrency",
     Min(max_batch, kv_capacity_requests),
-    "requests", "Concurrent requests: min(batch cap, KV capacity / tokens per request)",
-    source=LECTURE + " §6.3", topic=T, integer=True)
-quantity("logits_bytes_prompt", prompt_tokens * vocab_size * logits_dtype_bytes, B,
-         "Logits if every prompt position's log-probs are returned", source=S61, topic=T)
-quantity("logits_bytes_decode_batch", max_batch * vocab_size * logits_dtype_bytes, B,
-         "Logits of one decode step at the batch cap (last position only)", source=S61, topic=T)
+    "requests",
+    "Concurrent requests: min(batch cap, KV capacity / tokens per request)",
+    source=LECTURE + " §6.3",
+    topic=T,
+    integer=True,
+)
+quantity(
+    "logits_bytes_prompt",
+    prompt_tokens * vocab_size * logits_dtype_bytes,
+    B,
+    "Logits if every prompt position's log-probs are returned",
+    source=S61,
+    topic=T,
+)
+quantity(
+    "logits_bytes_decode_batch",
+    max_batch * vocab_size * logits_dtype_bytes,
+    B,
+    "Logits of one decode step at the batch cap (last position only)",
+    source=S61,
+    topic=T,
+)

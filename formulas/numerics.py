@@ -11,6 +11,7 @@ Shortcuts: NVFP4's one FP32 scale per tensor and per-channel INT8 scales are not
 partial blocks are not rounded up; the tensor-core rate and dequantisation follow
 weight_dtype for every part.
 """
+
 from sympy import And, Piecewise
 
 from ledgerbuild.ledger import quantity
@@ -40,51 +41,122 @@ def bits_per_element(element_bits, scale_bits, block_size):
     return element_bits + scale_bits / block_size
 
 
-weight_bits_per_param = quantity("weight_bits_per_param", bits_per_element(*weight_format), BITS,
-                                 "Bits per weight of weight_dtype, its block scales included",
-                                 source=MX, topic=T)
-embedding_bits_per_param = quantity("embedding_bits_per_param",
-                                    bits_per_element(*embedding_format), BITS,
-                                    "Bits per embedding weight (embedding_dtype)", source=MX,
-                                    topic=T)
-lm_head_bits_per_param = quantity("lm_head_bits_per_param", bits_per_element(*lm_head_format),
-                                  BITS, "Bits per lm_head weight (lm_head_dtype)", source=MX,
-                                  topic=T)
-expert_bits_per_param = quantity("expert_bits_per_param", bits_per_element(*expert_format), BITS,
-                                 "Bits per routed-expert weight (expert_dtype)", source=MX,
-                                 topic=T)
-kv_bits_per_element = quantity("kv_bits_per_element", bits_per_element(*kv_format), BITS,
-                               "Bits per cached K or V element (kv_dtype), scales included",
-                               source=MX, topic=T)
-weight_dtype_bytes = quantity("weight_dtype_bytes", weight_bits_per_param / 8, "bytes",
-                              "Bytes per weight of weight_dtype", source=PREREQ, topic=T)
-expert_dtype_bytes = quantity("expert_dtype_bytes", expert_bits_per_param / 8, "bytes",
-                              "Bytes per routed-expert weight", source=PREREQ, topic=T)
-kv_dtype_bytes = quantity("kv_dtype_bytes", kv_bits_per_element / 8, "bytes",
-                          "Bytes per KV element", source=PREREQ, topic=T)
-params_routed_experts = quantity("params_routed_experts",
-                                 num_moe_layers * n_routed_experts * params_expert, "params",
-                                 "Parameters of all routed experts (stored in expert_dtype)",
-                                 source=MX, topic=T, when="moe", integer=True)
-quantity("params_routed_experts", 0, "params", "Dense model: no routed experts", source=MX,
-         topic=T, when="dense", integer=True)
-embedding_bytes = quantity("embedding_bytes", params_embedding * embedding_bits_per_param / 8,
-                           "bytes", "Bytes of the embedding table", source=MX, topic=T)
+weight_bits_per_param = quantity(
+    "weight_bits_per_param",
+    bits_per_element(*weight_format),
+    BITS,
+    "Bits per weight of weight_dtype, its block scales included",
+    source=MX,
+    topic=T,
+)
+embedding_bits_per_param = quantity(
+    "embedding_bits_per_param",
+    bits_per_element(*embedding_format),
+    BITS,
+    "Bits per embedding weight (embedding_dtype)",
+    source=MX,
+    topic=T,
+)
+lm_head_bits_per_param = quantity(
+    "lm_head_bits_per_param",
+    bits_per_element(*lm_head_format),
+    BITS,
+    "Bits per lm_head weight (lm_head_dtype)",
+    source=MX,
+    topic=T,
+)
+expert_bits_per_param = quantity(
+    "expert_bits_per_param",
+    bits_per_element(*expert_format),
+    BITS,
+    "Bits per routed-expert weight (expert_dtype)",
+    source=MX,
+    topic=T,
+)
+kv_bits_per_element = quantity(
+    "kv_bits_per_element",
+    bits_per_element(*kv_format),
+    BITS,
+    "Bits per cached K or V element (kv_dtype), scales included",
+    source=MX,
+    topic=T,
+)
+weight_dtype_bytes = quantity(
+    "weight_dtype_bytes",
+    weight_bits_per_param / 8,
+    "bytes",
+    "Bytes per weight of weight_dtype",
+    source=PREREQ,
+    topic=T,
+)
+expert_dtype_bytes = quantity(
+    "expert_dtype_bytes",
+    expert_bits_per_param / 8,
+    "bytes",
+    "Bytes per routed-expert weight",
+    source=PREREQ,
+    topic=T,
+)
+kv_dtype_bytes = quantity(
+    "kv_dtype_bytes", kv_bits_per_element / 8, "bytes", "Bytes per KV element", source=PREREQ, topic=T
+)
+params_routed_experts = quantity(
+    "params_routed_experts",
+    num_moe_layers * n_routed_experts * params_expert,
+    "params",
+    "Parameters of all routed experts (stored in expert_dtype)",
+    source=MX,
+    topic=T,
+    when="moe",
+    integer=True,
+)
+quantity(
+    "params_routed_experts",
+    0,
+    "params",
+    "Dense model: no routed experts",
+    source=MX,
+    topic=T,
+    when="dense",
+    integer=True,
+)
+embedding_bytes = quantity(
+    "embedding_bytes",
+    params_embedding * embedding_bits_per_param / 8,
+    "bytes",
+    "Bytes of the embedding table",
+    source=MX,
+    topic=T,
+)
 weight_bytes = quantity(
     "weight_bytes",
-    (params_total - params_embedding - params_lm_head - params_routed_experts)
-    * weight_dtype_bytes + embedding_bytes + params_lm_head * lm_head_bits_per_param / 8
+    (params_total - params_embedding - params_lm_head - params_routed_experts) * weight_dtype_bytes
+    + embedding_bytes
+    + params_lm_head * lm_head_bits_per_param / 8
     + params_routed_experts * expert_dtype_bytes,
-    "bytes", "Bytes of all weights, each part in its format", source=MX + "; " + PREREQ, topic=T)
-weight_dequant_factor = quantity("weight_dequant_factor",
-                                 1 + weight_dequant_overhead_bits / weight_bits_per_param,
-                                 "ratio", "Time to read and dequantise a weight over the time to "
-                                 "read it (1: the format is used as stored)",
-                                 source=PREREQ + " (4-bit: 2-3x faster, not 4x)", topic=T)
+    "bytes",
+    "Bytes of all weights, each part in its format",
+    source=MX + "; " + PREREQ,
+    topic=T,
+)
+weight_dequant_factor = quantity(
+    "weight_dequant_factor",
+    1 + weight_dequant_overhead_bits / weight_bits_per_param,
+    "ratio",
+    "Time to read and dequantise a weight over the time to read it (1: the format is used as stored)",
+    source=PREREQ + " (4-bit: 2-3x faster, not 4x)",
+    topic=T,
+)
 peak_flops_per_s = quantity(
     "peak_flops_per_s",
-    Piecewise((fp4_flops_per_s, And(weight_math_bits <= 4, fp4_flops_per_s > 0)),
-              (fp8_flops_per_s, And(weight_math_bits <= 8, fp8_flops_per_s > 0)),
-              (bf16_flops_per_s, True)),
-    "FLOP/s", "Dense tensor peak the weight format runs at: FP4 or FP8 where the GPU has them, "
-    "else BF16 (weight-only formats: BF16)", source="GPU table; dtype table math_bits", topic=T)
+    Piecewise(
+        (fp4_flops_per_s, And(weight_math_bits <= 4, fp4_flops_per_s > 0)),
+        (fp8_flops_per_s, And(weight_math_bits <= 8, fp8_flops_per_s > 0)),
+        (bf16_flops_per_s, True),
+    ),
+    "FLOP/s",
+    "Dense tensor peak the weight format runs at: FP4 or FP8 where the GPU has them, "
+    "else BF16 (weight-only formats: BF16)",
+    source="GPU table; dtype table math_bits",
+    topic=T,
+)

@@ -5,31 +5,32 @@ terms (biases, norms, sinks, routers), so that the count equals the transformers
 the integer. Shortcut: RoPE has no parameters; MoE layers are the last
 (num_hidden_layers - first_k_dense_replace) blocks.
 """
+
 from sympy import Eq, Piecewise
 
 from ledgerbuild.ledger import quantity
 
 from .inputs import (
-                     attention_sinks,
-                     expert_bias,
-                     first_k_dense_replace,
-                     head_dim,
-                     intermediate_size,
-                     kv_lora_rank,
-                     moe_intermediate_size,
-                     n_routed_experts,
-                     n_shared_experts,
-                     norms_per_layer,
-                     num_experts_per_tok,
-                     o_bias,
-                     q_lora_rank,
-                     qk_nope_head_dim,
-                     qk_norm,
-                     qk_rope_head_dim,
-                     qkv_bias,
-                     router_bias,
-                     tie_word_embeddings,
-                     v_head_dim,
+    attention_sinks,
+    expert_bias,
+    first_k_dense_replace,
+    head_dim,
+    intermediate_size,
+    kv_lora_rank,
+    moe_intermediate_size,
+    n_routed_experts,
+    n_shared_experts,
+    norms_per_layer,
+    num_experts_per_tok,
+    o_bias,
+    q_lora_rank,
+    qk_nope_head_dim,
+    qk_norm,
+    qk_rope_head_dim,
+    qkv_bias,
+    router_bias,
+    tie_word_embeddings,
+    v_head_dim,
 )
 from .inputs import hidden_size as d
 from .inputs import num_attention_heads as nh
@@ -43,118 +44,287 @@ S31 = LECTURE + " §3.1"
 P = "params"
 
 # --- attention, one layer ----------------------------------------------------------------
-qk_head_dim = quantity("qk_head_dim", head_dim, "elements", "Width of a query/key head",
-                       source=S31, topic=T, when="gqa")
-quantity("qk_head_dim", qk_nope_head_dim + qk_rope_head_dim, "elements",
-         "Width of a query/key head (no-RoPE part + RoPE part)", source=DEEPSEEK_V2, topic=T,
-         when="mla")
-attn_v_head_dim = quantity("attn_v_head_dim", head_dim, "elements", "Width of a value head",
-                           source=S31, topic=T, when="gqa")
-quantity("attn_v_head_dim", v_head_dim, "elements", "Width of a value head",
-         source=DEEPSEEK_V2, topic=T, when="mla")
+qk_head_dim = quantity(
+    "qk_head_dim", head_dim, "elements", "Width of a query/key head", source=S31, topic=T, when="gqa"
+)
+quantity(
+    "qk_head_dim",
+    qk_nope_head_dim + qk_rope_head_dim,
+    "elements",
+    "Width of a query/key head (no-RoPE part + RoPE part)",
+    source=DEEPSEEK_V2,
+    topic=T,
+    when="mla",
+)
+attn_v_head_dim = quantity(
+    "attn_v_head_dim", head_dim, "elements", "Width of a value head", source=S31, topic=T, when="gqa"
+)
+quantity(
+    "attn_v_head_dim",
+    v_head_dim,
+    "elements",
+    "Width of a value head",
+    source=DEEPSEEK_V2,
+    topic=T,
+    when="mla",
+)
 
-params_q_proj = quantity("params_q_proj", d * nh * head_dim + qkv_bias * nh * head_dim, P,
-                         "W_q (+ bias) per layer", source=S31, topic=T, when="gqa")
-quantity("params_q_proj",
-         Piecewise((d * nh * qk_head_dim, Eq(q_lora_rank, 0)),
-                   (d * q_lora_rank + q_lora_rank + q_lora_rank * nh * qk_head_dim, True)),
-         P, "Query path per layer: W_q, or W_DQ + latent norm + W_UQ when q_lora_rank > 0",
-         source=DEEPSEEK_V2, topic=T, when="mla")
-params_kv_proj = quantity("params_kv_proj", 2 * (d * nkv * head_dim + qkv_bias * nkv * head_dim),
-                          P, "W_k and W_v (+ biases) per layer", source=S31, topic=T,
-                          when="gqa")
-quantity("params_kv_proj",
-         d * (kv_lora_rank + qk_rope_head_dim) + kv_lora_rank
-         + kv_lora_rank * nh * (qk_nope_head_dim + v_head_dim),
-         P, "W_DKV with the RoPE key, latent norm, and W_UK/W_UV per layer",
-         source=DEEPSEEK_V2, topic=T, when="mla")
-params_o_proj = quantity("params_o_proj", nh * attn_v_head_dim * d + o_bias * d, P,
-                         "W_o (+ bias) per layer", source=S31, topic=T)
-params_attn_extras = quantity("params_attn_extras",
-                              qk_norm * 2 * head_dim + attention_sinks * nh, P,
-                              "q/k norm vectors and attention sinks per layer", source=HF,
-                              topic=T, when="gqa")
-quantity("params_attn_extras", 0, P, "None for MLA (its norms are in the projections)",
-         source=DEEPSEEK_V2, topic=T, when="mla")
-params_attn_layer = quantity("params_attn_layer",
-                             params_q_proj + params_kv_proj + params_o_proj + params_attn_extras,
-                             P, "Attention parameters per layer", source=S31, topic=T)
+params_q_proj = quantity(
+    "params_q_proj",
+    d * nh * head_dim + qkv_bias * nh * head_dim,
+    P,
+    "W_q (+ bias) per layer",
+    source=S31,
+    topic=T,
+    when="gqa",
+)
+quantity(
+    "params_q_proj",
+    Piecewise(
+        (d * nh * qk_head_dim, Eq(q_lora_rank, 0)),
+        (d * q_lora_rank + q_lora_rank + q_lora_rank * nh * qk_head_dim, True),
+    ),
+    P,
+    "Query path per layer: W_q, or W_DQ + latent norm + W_UQ when q_lora_rank > 0",
+    source=DEEPSEEK_V2,
+    topic=T,
+    when="mla",
+)
+params_kv_proj = quantity(
+    "params_kv_proj",
+    2 * (d * nkv * head_dim + qkv_bias * nkv * head_dim),
+    P,
+    "W_k and W_v (+ biases) per layer",
+    source=S31,
+    topic=T,
+    when="gqa",
+)
+quantity(
+    "params_kv_proj",
+    d * (kv_lora_rank + qk_rope_head_dim)
+    + kv_lora_rank
+    + kv_lora_rank * nh * (qk_nope_head_dim + v_head_dim),
+    P,
+    "W_DKV with the RoPE key, latent norm, and W_UK/W_UV per layer",
+    source=DEEPSEEK_V2,
+    topic=T,
+    when="mla",
+)
+params_o_proj = quantity(
+    "params_o_proj", nh * attn_v_head_dim * d + o_bias * d, P, "W_o (+ bias) per layer", source=S31, topic=T
+)
+params_attn_extras = quantity(
+    "params_attn_extras",
+    qk_norm * 2 * head_dim + attention_sinks * nh,
+    P,
+    "q/k norm vectors and attention sinks per layer",
+    source=HF,
+    topic=T,
+    when="gqa",
+)
+quantity(
+    "params_attn_extras",
+    0,
+    P,
+    "None for MLA (its norms are in the projections)",
+    source=DEEPSEEK_V2,
+    topic=T,
+    when="mla",
+)
+params_attn_layer = quantity(
+    "params_attn_layer",
+    params_q_proj + params_kv_proj + params_o_proj + params_attn_extras,
+    P,
+    "Attention parameters per layer",
+    source=S31,
+    topic=T,
+)
 
 # --- MLP ---------------------------------------------------------------------------------
-params_dense_mlp_layer = quantity("params_dense_mlp_layer", 3 * d * intermediate_size, P,
-                                  "Gated MLP (gate, up, down) per dense layer", source=S31,
-                                  topic=T)
-params_expert = quantity("params_expert",
-                         3 * d * moe_intermediate_size
-                         + expert_bias * (2 * moe_intermediate_size + d),
-                         P, "One expert MLP (+ biases)", source=LECTURE + " §3.3", topic=T,
-                         when="moe")
-params_router = quantity("params_router", d * n_routed_experts + router_bias * n_routed_experts,
-                         P, "Router per MoE layer", source=HF, topic=T, when="moe")
-params_shared_experts = quantity("params_shared_experts",
-                                 3 * d * moe_intermediate_size * n_shared_experts, P,
-                                 "Shared experts per MoE layer", source=LECTURE + " §3.3",
-                                 topic=T, when="moe")
-num_moe_layers = quantity("num_moe_layers", L - first_k_dense_replace, "layers",
-                          "Layers whose MLP is a mixture of experts", source=LECTURE + " §3.3",
-                          topic=T, when="moe", integer=True)
-params_mlp = quantity("params_mlp", L * params_dense_mlp_layer, P, "All MLP parameters",
-                      source=S31, topic=T, when="dense")
-quantity("params_mlp",
-         first_k_dense_replace * params_dense_mlp_layer
-         + num_moe_layers * (n_routed_experts * params_expert + params_router
-                             + params_shared_experts),
-         P, "All MLP parameters: dense-first layers + MoE layers", source=LECTURE + " §3.3",
-         topic=T, when="moe")
+params_dense_mlp_layer = quantity(
+    "params_dense_mlp_layer",
+    3 * d * intermediate_size,
+    P,
+    "Gated MLP (gate, up, down) per dense layer",
+    source=S31,
+    topic=T,
+)
+params_expert = quantity(
+    "params_expert",
+    3 * d * moe_intermediate_size + expert_bias * (2 * moe_intermediate_size + d),
+    P,
+    "One expert MLP (+ biases)",
+    source=LECTURE + " §3.3",
+    topic=T,
+    when="moe",
+)
+params_router = quantity(
+    "params_router",
+    d * n_routed_experts + router_bias * n_routed_experts,
+    P,
+    "Router per MoE layer",
+    source=HF,
+    topic=T,
+    when="moe",
+)
+params_shared_experts = quantity(
+    "params_shared_experts",
+    3 * d * moe_intermediate_size * n_shared_experts,
+    P,
+    "Shared experts per MoE layer",
+    source=LECTURE + " §3.3",
+    topic=T,
+    when="moe",
+)
+num_moe_layers = quantity(
+    "num_moe_layers",
+    L - first_k_dense_replace,
+    "layers",
+    "Layers whose MLP is a mixture of experts",
+    source=LECTURE + " §3.3",
+    topic=T,
+    when="moe",
+    integer=True,
+)
+params_mlp = quantity(
+    "params_mlp", L * params_dense_mlp_layer, P, "All MLP parameters", source=S31, topic=T, when="dense"
+)
+quantity(
+    "params_mlp",
+    first_k_dense_replace * params_dense_mlp_layer
+    + num_moe_layers * (n_routed_experts * params_expert + params_router + params_shared_experts),
+    P,
+    "All MLP parameters: dense-first layers + MoE layers",
+    source=LECTURE + " §3.3",
+    topic=T,
+    when="moe",
+)
 
 # --- embedding, head, norms, totals ------------------------------------------------------
-params_embedding = quantity("params_embedding", V * d, P, "Token embedding table",
-                            source=S31, topic=T, integer=True)
-params_lm_head = quantity("params_lm_head", (1 - tie_word_embeddings) * V * d, P,
-                          "lm_head (0 when tied: the embedding is counted once)", source=S31,
-                          topic=T, integer=True)
-params_norms = quantity("params_norms", L * norms_per_layer * d + d, P,
-                        "RMSNorm scales: per block and the final norm", source=HF, topic=T)
-params_total = quantity("params_total",
-                        params_embedding + params_lm_head + L * params_attn_layer + params_mlp
-                        + params_norms,
-                        P, "Total parameters", source=S31, topic=T, integer=True)
-params_inactive_experts = quantity("params_inactive_experts", 0, P,
-                                   "Routed-expert parameters a token does not use", source=S31,
-                                   topic=T, when="dense")
-quantity("params_inactive_experts",
-         num_moe_layers * (n_routed_experts - num_experts_per_tok) * params_expert, P,
-         "Routed-expert parameters a token does not use", source=LECTURE + " §3.3", topic=T,
-         when="moe")
-params_active = quantity("params_active", params_total - params_inactive_experts, P,
-                         "Parameters one token uses (with the input embedding)",
-                         source=LECTURE + " §3.3", topic=T, integer=True)
-quantity("params_active_no_embedding", params_active - params_embedding, P,
-         "Active parameters without the input embedding (DeepSeek's convention)",
-         source=LECTURE + " §3.3; DeepSeek-V3 README_WEIGHTS (36.6B)", topic=T, integer=True)
+params_embedding = quantity(
+    "params_embedding", V * d, P, "Token embedding table", source=S31, topic=T, integer=True
+)
+params_lm_head = quantity(
+    "params_lm_head",
+    (1 - tie_word_embeddings) * V * d,
+    P,
+    "lm_head (0 when tied: the embedding is counted once)",
+    source=S31,
+    topic=T,
+    integer=True,
+)
+params_norms = quantity(
+    "params_norms",
+    L * norms_per_layer * d + d,
+    P,
+    "RMSNorm scales: per block and the final norm",
+    source=HF,
+    topic=T,
+)
+params_total = quantity(
+    "params_total",
+    params_embedding + params_lm_head + L * params_attn_layer + params_mlp + params_norms,
+    P,
+    "Total parameters",
+    source=S31,
+    topic=T,
+    integer=True,
+)
+params_inactive_experts = quantity(
+    "params_inactive_experts",
+    0,
+    P,
+    "Routed-expert parameters a token does not use",
+    source=S31,
+    topic=T,
+    when="dense",
+)
+quantity(
+    "params_inactive_experts",
+    num_moe_layers * (n_routed_experts - num_experts_per_tok) * params_expert,
+    P,
+    "Routed-expert parameters a token does not use",
+    source=LECTURE + " §3.3",
+    topic=T,
+    when="moe",
+)
+params_active = quantity(
+    "params_active",
+    params_total - params_inactive_experts,
+    P,
+    "Parameters one token uses (with the input embedding)",
+    source=LECTURE + " §3.3",
+    topic=T,
+    integer=True,
+)
+quantity(
+    "params_active_no_embedding",
+    params_active - params_embedding,
+    P,
+    "Active parameters without the input embedding (DeepSeek's convention)",
+    source=LECTURE + " §3.3; DeepSeek-V3 README_WEIGHTS (36.6B)",
+    topic=T,
+    integer=True,
+)
 
 # --- parameters in matrix multiplications per token --------------------------------------
-matmul_attn_layer = quantity("matmul_attn_layer",
-                             d * nh * head_dim + 2 * d * nkv * head_dim + nh * head_dim * d, P,
-                             "Attention weights in matmuls per layer (no biases, norms)",
-                             source=LECTURE + " §4.4", topic=T, when="gqa")
-quantity("matmul_attn_layer",
-         params_q_proj - Piecewise((0, Eq(q_lora_rank, 0)), (q_lora_rank, True))
-         + params_kv_proj - kv_lora_rank + nh * v_head_dim * d,
-         P, "Attention weights in matmuls per layer (latent norms excluded)",
-         source=LECTURE + " §4.4", topic=T, when="mla")
-matmul_mlp = quantity("matmul_mlp", L * params_dense_mlp_layer, P,
-                      "MLP weights in matmuls per token", source=LECTURE + " §4.4", topic=T,
-                      when="dense")
-quantity("matmul_mlp",
-         first_k_dense_replace * params_dense_mlp_layer
-         + num_moe_layers * ((num_experts_per_tok + n_shared_experts) * 3 * d
-                             * moe_intermediate_size + d * n_routed_experts),
-         P, "MLP weights in matmuls per token: chosen + shared experts and the router",
-         source=LECTURE + " §4.4", topic=T, when="moe")
-params_lm_head_matmul = quantity("params_lm_head_matmul", V * d, P,
-                                 "lm_head weights in the logits matmul (tied or not)",
-                                 source=LECTURE + " §4.4", topic=T, integer=True)
-params_matmul = quantity("params_matmul", L * matmul_attn_layer + matmul_mlp + params_lm_head_matmul, P,
-         "Active parameters in matrix multiplications per token (the embedding is a lookup)",
-         source=LECTURE + " §4.4", topic=T, integer=True)
+matmul_attn_layer = quantity(
+    "matmul_attn_layer",
+    d * nh * head_dim + 2 * d * nkv * head_dim + nh * head_dim * d,
+    P,
+    "Attention weights in matmuls per layer (no biases, norms)",
+    source=LECTURE + " §4.4",
+    topic=T,
+    when="gqa",
+)
+quantity(
+    "matmul_attn_layer",
+    params_q_proj
+    - Piecewise((0, Eq(q_lora_rank, 0)), (q_lora_rank, True))
+    + params_kv_proj
+    - kv_lora_rank
+    + nh * v_head_dim * d,
+    P,
+    "Attention weights in matmuls per layer (latent norms excluded)",
+    source=LECTURE + " §4.4",
+    topic=T,
+    when="mla",
+)
+matmul_mlp = quantity(
+    "matmul_mlp",
+    L * params_dense_mlp_layer,
+    P,
+    "MLP weights in matmuls per token",
+    source=LECTURE + " §4.4",
+    topic=T,
+    when="dense",
+)
+quantity(
+    "matmul_mlp",
+    first_k_dense_replace * params_dense_mlp_layer
+    + num_moe_layers
+    * ((num_experts_per_tok + n_shared_experts) * 3 * d * moe_intermediate_size + d * n_routed_experts),
+    P,
+    "MLP weights in matmuls per token: chosen + shared experts and the router",
+    source=LECTURE + " §4.4",
+    topic=T,
+    when="moe",
+)
+params_lm_head_matmul = quantity(
+    "params_lm_head_matmul",
+    V * d,
+    P,
+    "lm_head weights in the logits matmul (tied or not)",
+    source=LECTURE + " §4.4",
+    topic=T,
+    integer=True,
+)
+params_matmul = quantity(
+    "params_matmul",
+    L * matmul_attn_layer + matmul_mlp + params_lm_head_matmul,
+    P,
+    "Active parameters in matrix multiplications per token (the embedding is a lookup)",
+    source=LECTURE + " §4.4",
+    topic=T,
+    integer=True,
+)

@@ -4,6 +4,7 @@ seeds/001 and seeds/002: ridge = peak FLOP/s / bandwidth (H100 ~295, A100 ~153 F
 a step is compute-bound when its FLOPs per HBM byte exceed the ridge. Shortcut: activations
 are assumed fused (not counted as HBM traffic), as in seeds/001.
 """
+
 from ledgerbuild.ledger import quantity
 
 from .flops import flops_per_token, flops_prefill
@@ -17,11 +18,27 @@ from .sources import PREREQ, SHAPES
 T = "roofline"
 INTENSITY = "FLOP/byte"
 
-ridge_point = quantity("ridge_point_flops_per_byte", peak_flops_per_s / hbm_bandwidth_bytes_per_s, INTENSITY,
-         "Arithmetic intensity above which a step is compute-bound", source=PREREQ + "; " + SHAPES,
-         topic=T)
-quantity("prefill_intensity", flops_prefill / (weight_bytes + kv_bytes_prompt), INTENSITY,
-         "Prefill FLOPs per byte of weights read and KV written", source=SHAPES, topic=T)
-quantity("decode_intensity", batch_size * flops_per_token / (decode_bytes_per_gpu * total_gpus), INTENSITY,
-         "Decode-step FLOPs per HBM byte at batch_size", source=SHAPES + " (1.05 at batch 1)",
-         topic=T)
+ridge_point = quantity(
+    "ridge_point_flops_per_byte",
+    peak_flops_per_s / hbm_bandwidth_bytes_per_s,
+    INTENSITY,
+    "Arithmetic intensity above which a step is compute-bound",
+    source=PREREQ + "; " + SHAPES,
+    topic=T,
+)
+quantity(
+    "prefill_intensity",
+    flops_prefill / (weight_bytes + kv_bytes_prompt),
+    INTENSITY,
+    "Prefill FLOPs per byte of weights read and KV written",
+    source=SHAPES,
+    topic=T,
+)
+quantity(
+    "decode_intensity",
+    batch_size * flops_per_token / (decode_bytes_per_gpu * total_gpus),
+    INTENSITY,
+    "Decode-step FLOPs per HBM byte at batch_size",
+    source=SHAPES + " (1.05 at batch 1)",
+    topic=T,
+)

@@ -6,6 +6,7 @@ cost = GPU price per second / output tokens per second. Shortcut: prefill time i
 (the lecture's calculator charges decode steps only; its step is at the mean context) and
 pipeline stages are not overlapped; `offline.py` is the estimate that charges both.
 """
+
 from sympy import Piecewise
 
 from ledgerbuild.ledger import quantity
@@ -24,25 +25,51 @@ T = "serving"
 S63 = LECTURE + " §6.3"
 
 gpu_price = quantity(
-    "gpu_price_usd_per_hour", Piecewise((price_per_gpu_hour, price_per_gpu_hour > 0),
-                                        (gpu_list_price_usd_per_hour,
-                                         gpu_list_price_usd_per_hour > 0),
-                                        (default_price_per_gpu_hour, True)),
-    "USD/GPU-hour", "Price of one GPU-hour: the price you set, else the GPU's list price, else "
-    "the default price", source="GPU table (each price with its provider page and date); " + S63,
-    topic=T)
+    "gpu_price_usd_per_hour",
+    Piecewise(
+        (price_per_gpu_hour, price_per_gpu_hour > 0),
+        (gpu_list_price_usd_per_hour, gpu_list_price_usd_per_hour > 0),
+        (default_price_per_gpu_hour, True),
+    ),
+    "USD/GPU-hour",
+    "Price of one GPU-hour: the price you set, else the GPU's list price, else the default price",
+    source="GPU table (each price with its provider page and date); " + S63,
+    topic=T,
+)
 _, full_batch_step = decode_step("full_batch", max_concurrency, S63)
-full_batch_step_s = quantity("full_batch_step_s", full_batch_step, "s",
-                             "Decode step time at max_concurrency", source=S63, topic=T)
-throughput = quantity("throughput_tokens_per_s", max_concurrency / full_batch_step_s, "tokens/s",
-                      "Output tokens per second of the whole deployment", source=S63, topic=T)
-quantity("tokens_per_s_per_user_full_batch", 1 / full_batch_step_s, "tokens/s",
-         "Decode speed one user sees at full batch", source=S63 + " demo 4", topic=T)
-usd_per_million = quantity("usd_per_million_output_tokens",
-                           Piecewise((gpu_price * total_gpus / 3600 * 10**6 / throughput,
-                                      max_concurrency > 0), (0, True)), "USD",
-                           "Cost of a million output tokens (floor under the time model); "
-                           "0 = does not fit (no request's KV fits beside the weights)",
-                           source=S63, topic=T)
-quantity("usd_per_request", usd_per_million * output_tokens / 10**6, "USD",
-         "Cost of one request's output tokens", source=S63 + " demo 2-3", topic=T)
+full_batch_step_s = quantity(
+    "full_batch_step_s", full_batch_step, "s", "Decode step time at max_concurrency", source=S63, topic=T
+)
+throughput = quantity(
+    "throughput_tokens_per_s",
+    max_concurrency / full_batch_step_s,
+    "tokens/s",
+    "Output tokens per second of the whole deployment",
+    source=S63,
+    topic=T,
+)
+quantity(
+    "tokens_per_s_per_user_full_batch",
+    1 / full_batch_step_s,
+    "tokens/s",
+    "Decode speed one user sees at full batch",
+    source=S63 + " demo 4",
+    topic=T,
+)
+usd_per_million = quantity(
+    "usd_per_million_output_tokens",
+    Piecewise((gpu_price * total_gpus / 3600 * 10**6 / throughput, max_concurrency > 0), (0, True)),
+    "USD",
+    "Cost of a million output tokens (floor under the time model); "
+    "0 = does not fit (no request's KV fits beside the weights)",
+    source=S63,
+    topic=T,
+)
+quantity(
+    "usd_per_request",
+    usd_per_million * output_tokens / 10**6,
+    "USD",
+    "Cost of one request's output tokens",
+    source=S63 + " demo 2-3",
+    topic=T,
+)

@@ -4,18 +4,19 @@ Data, not quantities: each row is (step, tensor, dims, variant), dims over the m
 fields with T new tokens per sequence (prefill: T = L_p; decode: T = 1) and B sequences.
 Renderers substitute the model's sizes. Shortcut: one representative layer.
 """
+
 import sympy as sp
 
 from .inputs import head_dim as dh
 from .inputs import hidden_size as d
 from .inputs import intermediate_size as dff
 from .inputs import (
-                     kv_lora_rank,
-                     moe_intermediate_size,
-                     n_routed_experts,
-                     qk_nope_head_dim,
-                     qk_rope_head_dim,
-                     v_head_dim,
+    kv_lora_rank,
+    moe_intermediate_size,
+    n_routed_experts,
+    qk_nope_head_dim,
+    qk_rope_head_dim,
+    v_head_dim,
 )
 from .inputs import num_attention_heads as nh
 from .inputs import num_key_value_heads as nkv

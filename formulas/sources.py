@@ -9,13 +9,20 @@ DEEPSEEK_V2 = "DeepSeek-V2 (arXiv:2405.04434) §2.1 MLA"
 NCCL = "NCCL ring all-reduce cost model (src/graph/tuning.cc: 2(n-1) steps, per-hop latency)"
 TRTLLM = "TensorRT-LLM perf-overview v0.17 (measurements/trtllm_perf_v0.17.yaml)"
 PIPELINE = "Narayanan et al. 2021, Efficient large-scale training on GPU clusters (pipeline parallelism)"
-KORTHIKANTI = ("Korthikanti et al. 2022, Reducing activation recomputation in large transformer "
-               "models (arXiv:2205.05198) §4")
+KORTHIKANTI = (
+    "Korthikanti et al. 2022, Reducing activation recomputation in large transformer "
+    "models (arXiv:2205.05198) §4"
+)
 LORA = "Hu et al. 2021, LoRA (arXiv:2106.09685): W + BA, A: r x d_in, B: d_out x r"
 MX = "OCP Microscaling Formats (MX) v1.0; NVIDIA NVFP4 (2025); OCP OFP8 rev 1.0"
-LEVIATHAN = ("Leviathan, Kalman, Matias 2023, Fast Inference from Transformers via Speculative "
-             "Decoding (arXiv:2211.17192) eq. 1, Thm 3.8")
-CHEN = ("Chen et al. 2023, Accelerating Large Language Model Decoding with Speculative Sampling "
-        "(arXiv:2302.01318)")
-DEEPSEEK_V3_MTP = ("DeepSeek-V3 (arXiv:2412.19437) §2.2 MTP; README_WEIGHTS.md (MTP: 11.5B unique, "
-                   "1.5B active)")
+LEVIATHAN = (
+    "Leviathan, Kalman, Matias 2023, Fast Inference from Transformers via Speculative "
+    "Decoding (arXiv:2211.17192) eq. 1, Thm 3.8"
+)
+CHEN = (
+    "Chen et al. 2023, Accelerating Large Language Model Decoding with Speculative Sampling "
+    "(arXiv:2302.01318)"
+)
+DEEPSEEK_V3_MTP = (
+    "DeepSeek-V3 (arXiv:2412.19437) §2.2 MTP; README_WEIGHTS.md (MTP: 11.5B unique, 1.5B active)"
+)

@@ -10,6 +10,7 @@ link time add: on the v0.17 table the sum fits with half the error of the max).
 Shortcuts: a GPU without multi-GPU rows keeps the all-reduce figures of the fitted GPUs'
 median; the fallback row (GPUs never measured) is the median of every fitted figure.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -27,22 +28,27 @@ from .sweeps import sweep_function
 QUANTITY = "offline_throughput_tokens_per_s"
 CEILING = "offline_ceiling_tokens_per_s"
 # fitted figure -> (lower, upper, start): the physical bounds the fit may not leave
-BOUNDS = {"mfu": (0.05, 0.85, 0.5), "bandwidth_efficiency": (0.05, 0.95, 0.8),
-          "step_overhead_s": (0.0, 1e-3, 1e-4), "sequence_overhead_s": (0.0, 1e-4, 5e-6),
-          "allreduce_efficiency": (0.05, 1.0, 0.6), "allreduce_latency_s": (0.0, 5e-5, 1e-5)}
+BOUNDS = {
+    "mfu": (0.05, 0.85, 0.5),
+    "bandwidth_efficiency": (0.05, 0.95, 0.8),
+    "step_overhead_s": (0.0, 1e-3, 1e-4),
+    "sequence_overhead_s": (0.0, 1e-4, 5e-6),
+    "allreduce_efficiency": (0.05, 1.0, 0.6),
+    "allreduce_latency_s": (0.0, 5e-5, 1e-5),
+}
 LINK = ("allreduce_efficiency", "allreduce_latency_s")
 
 
 @dataclass
 class Prepared:
     """Measured rows resolved to ledger inputs, grouped by variant."""
+
     rows: list[Measurement]
     measured: np.ndarray
     groups: list = field(default_factory=list)  # (row indices, values, throughput fn, ceiling fn)
 
 
-def prepare(rows: list[Measurement], engine: str = "tensorrt-llm",
-            time_model: str | None = None) -> Prepared:
+def prepare(rows: list[Measurement], engine: str = "tensorrt-llm", time_model: str | None = None) -> Prepared:
     """Resolve every row's inputs once (the slow, exact part)."""
     by_tags: dict = {}
     models: dict = {}
@@ -59,8 +65,7 @@ def prepare(rows: list[Measurement], engine: str = "tensorrt-llm",
     for tags, members in by_tags.items():
         names, fn = sweep_function(QUANTITY, tags)
         cnames, cfn = sweep_function(CEILING, tags)
-        values = {n: np.array([float(inp[n]) for _, inp in members])
-                  for n in set(names) | set(cnames)}
+        values = {n: np.array([float(inp[n]) for _, inp in members]) for n in set(names) | set(cnames)}
         prepared.groups.append((np.array([i for i, _ in members]), values, fn, cfn))
     return prepared
 
@@ -109,8 +114,7 @@ def fit(prepared: Prepared) -> tuple[dict, dict]:
     gpus = sorted({m.gpu for m in prepared.rows})
     multi = {m.gpu for m in prepared.rows if m.tp > 1}
     fitted = {g: _fit_gpu(prepared, g, list(BOUNDS), {}) for g in gpus if g in multi}
-    link = {n: float(np.median([f[n] for f in fitted.values()])) if fitted
-            else BOUNDS[n][2] for n in LINK}
+    link = {n: float(np.median([f[n] for f in fitted.values()])) if fitted else BOUNDS[n][2] for n in LINK}
     for g in gpus:
         if g not in fitted:
             fitted[g] = _fit_gpu(prepared, g, [n for n in BOUNDS if n not in LINK], link)
@@ -120,38 +124,57 @@ def fit(prepared: Prepared) -> tuple[dict, dict]:
 
 def errors(predicted: np.ndarray, measured: np.ndarray) -> dict:
     rel = np.abs(predicted / measured - 1)
-    return {"rows": len(rel), "median": float(np.median(rel)),
-            "p90": float(np.percentile(rel, 90)), "max": float(rel.max())}
+    return {
+        "rows": len(rel),
+        "median": float(np.median(rel)),
+        "p90": float(np.percentile(rel, 90)),
+        "max": float(rel.max()),
+    }
 
 
-def time_model_yaml(name: str, fitted: dict, fallback: dict, prepared: Prepared,
-                    source_path: str) -> str:
+def time_model_yaml(name: str, fitted: dict, fallback: dict, prepared: Prepared, source_path: str) -> str:
     """The fit as a time-model file (`--time-model FILE`, or scenarios/calibrated.yaml)."""
     pred = predict(prepared, {**fitted})
     today = datetime.date.today().isoformat()
-    rows = [_row(name, fallback, "Calibrated preset for GPUs without measurements: the median "
-                 f"of the figures fitted per GPU on {source_path}",
-                 f"ledgerbuild calibrate {source_path} ({today}); median of {len(fitted)} GPUs")]
+    rows = [
+        _row(
+            name,
+            fallback,
+            "Calibrated preset for GPUs without measurements: the median "
+            f"of the figures fitted per GPU on {source_path}",
+            f"ledgerbuild calibrate {source_path} ({today}); median of {len(fitted)} GPUs",
+        )
+    ]
     for gpu, figures in sorted(fitted.items()):
         mask = np.array([m.gpu == gpu for m in prepared.rows])
         e = errors(pred[mask], prepared.measured[mask])
-        rows.append(_row(f"{name}@{gpu}", figures,
-                         f"Fitted to {e['rows']} measured rows on {gpu}: |error| median "
-                         f"{e['median']:.1%}, p90 {e['p90']:.1%}",
-                         f"ledgerbuild calibrate {source_path} ({today}); least squares on log "
-                         f"error, overlap 0, bounds {_bounds_text()}"))
+        rows.append(
+            _row(
+                f"{name}@{gpu}",
+                figures,
+                f"Fitted to {e['rows']} measured rows on {gpu}: |error| median "
+                f"{e['median']:.1%}, p90 {e['p90']:.1%}",
+                f"ledgerbuild calibrate {source_path} ({today}); least squares on log "
+                f"error, overlap 0, bounds {_bounds_text()}",
+            )
+        )
     total = errors(pred, prepared.measured)
-    head = (f"# Time model `{name}`: written by `ledgerbuild calibrate` on {today}.\n"
-            f"# Fitted to {total['rows']} rows of {source_path}: |predicted/measured - 1| median "
-            f"{total['median']:.1%}, p90 {total['p90']:.1%}.\n"
-            f"# Rows `{name}@GPU` apply to that GPU; `{name}` to every other GPU.\n")
+    head = (
+        f"# Time model `{name}`: written by `ledgerbuild calibrate` on {today}.\n"
+        f"# Fitted to {total['rows']} rows of {source_path}: |predicted/measured - 1| median "
+        f"{total['median']:.1%}, p90 {total['p90']:.1%}.\n"
+        f"# Rows `{name}@GPU` apply to that GPU; `{name}` to every other GPU.\n"
+    )
     return head + yaml.safe_dump({"rows": rows}, sort_keys=False, width=100)
 
 
 def _row(ident: str, figures: dict, description: str, source: str) -> dict:
-    return {"id": ident, **{n: _round(figures[n]) for n in ["mfu", "bandwidth_efficiency",
-                                                             "overlap", *list(BOUNDS)[2:]]},
-            "description": description, "source": source}
+    return {
+        "id": ident,
+        **{n: _round(figures[n]) for n in ["mfu", "bandwidth_efficiency", "overlap", *list(BOUNDS)[2:]]},
+        "description": description,
+        "source": source,
+    }
 
 
 def _round(x: float):

@@ -5,6 +5,7 @@ user's model YAML / HF config.json / GPU YAML by path; resolve ids with close-ma
 Every validation error is one line naming the file, the entry and the field.
 Shortcut: catalogs are read once per process (lru_cache).
 """
+
 from __future__ import annotations
 
 import json
@@ -27,6 +28,7 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present:
 
 class _Strict(BaseModel):
     """Strict types: no strings or booleans for numbers, no NaN or infinity, no unknown keys."""
+
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
@@ -71,9 +73,18 @@ class GpuEntry(_Strict):
 
     @model_validator(mode="after")
     def every_figure_has_a_source(self):
-        figures = {"memory_gb", "memory_mib", "interconnect_gb_per_s",
-                   "interconnect_hop_latency_us", "hbm_bandwidth_tb_per_s", "bf16_dense_tflops",
-                   "fp8_dense_tflops", "fp4_dense_tflops", "tdp_w", "price_usd_per_gpu_hour"}
+        figures = {
+            "memory_gb",
+            "memory_mib",
+            "interconnect_gb_per_s",
+            "interconnect_hop_latency_us",
+            "hbm_bandwidth_tb_per_s",
+            "bf16_dense_tflops",
+            "fp8_dense_tflops",
+            "fp4_dense_tflops",
+            "tdp_w",
+            "price_usd_per_gpu_hour",
+        }
         missing = sorted(figures - set(self.sources))
         if missing:
             raise ValueError(f"sources has no entry for {', '.join(missing)}")
@@ -82,6 +93,7 @@ class GpuEntry(_Strict):
 
 class DtypeEntry(_Strict):
     """A number format: the element format and, if block-scaled, its block and scale formats."""
+
     id: str = Field(pattern=ID)
     description: str
     kind: Literal["float", "int", "scale"]
@@ -106,8 +118,7 @@ class DtypeEntry(_Strict):
     @model_validator(mode="after")
     def fields_add_up(self):
         if self.sign_bits + self.exponent_bits + self.mantissa_bits != self.bits:
-            raise ValueError(f"sign_bits + exponent_bits + mantissa_bits must equal bits "
-                             f"({self.bits})")
+            raise ValueError(f"sign_bits + exponent_bits + mantissa_bits must equal bits ({self.bits})")
         if self.block_size > 1 and self.scale_dtype is None:
             raise ValueError("a block_size above 1 needs a scale_dtype")
         return self
@@ -157,13 +168,21 @@ class TrainingRecipeEntry(_Strict):
     source: str
 
 
-TABLES: dict[str, type[_Strict]] = {"gpus": GpuEntry, "dtypes": DtypeEntry, "workloads": WorkloadEntry,
-          "time_models": TimeModelEntry, "engines": EngineEntry,
-          "training_recipes": TrainingRecipeEntry}
+TABLES: dict[str, type[_Strict]] = {
+    "gpus": GpuEntry,
+    "dtypes": DtypeEntry,
+    "workloads": WorkloadEntry,
+    "time_models": TimeModelEntry,
+    "engines": EngineEntry,
+    "training_recipes": TrainingRecipeEntry,
+}
 # extra files whose rows join a table (the calibrated time model, written by `calibrate`)
 _TABLE_EXTRAS = {"time_models": ["calibrated"]}
-_PACKAGES = {"models": "ledgerbuild.catalog_models", "gpus": "ledgerbuild.catalog_hardware",
-             "scenario": "ledgerbuild.catalog_scenarios"}
+_PACKAGES = {
+    "models": "ledgerbuild.catalog_models",
+    "gpus": "ledgerbuild.catalog_hardware",
+    "scenario": "ledgerbuild.catalog_scenarios",
+}
 
 
 class _UniqueKeys(_LOADER):  # type: ignore[valid-type,misc]
@@ -180,8 +199,9 @@ def _mapping(loader, node, deep=False):
         except TypeError:  # an unhashable key: construct_mapping says so
             continue
         if duplicate:
-            raise yaml.constructor.ConstructorError(None, None, f"key {key!r} given twice",
-                                                    key_node.start_mark)
+            raise yaml.constructor.ConstructorError(
+                None, None, f"key {key!r} given twice", key_node.start_mark
+            )
     return loader.construct_mapping(node, deep=deep)
 
 
@@ -286,8 +306,9 @@ def _with_scale_bits(rows: dict, path) -> dict:
             if ref is None:
                 continue
             if ref not in rows:
-                raise LedgerError(f"{path}: {dtype_id}: field {field}: unknown dtype "
-                                  f"{ref!r}{close_matches(ref, rows)}")
+                raise LedgerError(
+                    f"{path}: {dtype_id}: field {field}: unknown dtype {ref!r}{close_matches(ref, rows)}"
+                )
             bits += rows[ref].bits
         out[dtype_id] = entry.model_copy(update={"scale_bits": bits})
     return out
@@ -327,8 +348,9 @@ def _load_hf_config(path: Path) -> tuple[ModelEntry, dict]:
     name = str(config.get("_name_or_path") or path.parent.name or path.stem)
     name = name.encode("utf-8", "replace").decode("utf-8")[:200]  # no lone surrogates
     ident = "".join(ch if ch.isalnum() or ch in "._-" else "-" for ch in name.lower()).strip("-.")
-    entry = _validate(ModelEntry, {"id": ident or "model", "name": name, "config": config,
-                                   "sources": [str(path)]}, path)
+    entry = _validate(
+        ModelEntry, {"id": ident or "model", "name": name, "config": config, "sources": [str(path)]}, path
+    )
     entry._origin = str(path)
     return entry, model_fields(entry, path)
 
@@ -336,8 +358,7 @@ def _load_hf_config(path: Path) -> tuple[ModelEntry, dict]:
 def row(table_name: str, key: str):
     rows = table(table_name)
     if key not in rows:
-        raise LedgerError(f"unknown {table_name[:-1]} {key!r}"
-                          f"{close_matches(key, rows, table_name)}")
+        raise LedgerError(f"unknown {table_name[:-1]} {key!r}{close_matches(key, rows, table_name)}")
     return rows[key]
 
 
@@ -361,8 +382,7 @@ def load_time_model(ref: str) -> str:
     rows = table_rows("time_models", _read_yaml(path), path)
     plain = [i for i in rows if "@" not in i]
     if len(plain) != 1:
-        raise LedgerError(f"{path}: expected exactly one time model without '@GPU', found "
-                          f"{len(plain)}")
+        raise LedgerError(f"{path}: expected exactly one time model without '@GPU', found {len(plain)}")
     table("time_models").update(rows)
     return plain[0]
 
@@ -381,6 +401,8 @@ def load_gpu(ref: str) -> str:
 def export_entry(entry: ModelEntry) -> str:
     """A catalog YAML file for a model entry (what `import-config` prints)."""
     data = entry.model_dump(exclude_none=True)
-    head = (f"# {entry.name}: catalog entry made by `ledgerbuild import-config`.\n"
-            "# Add the published figures and their sources before committing it to models/.\n")
+    head = (
+        f"# {entry.name}: catalog entry made by `ledgerbuild import-config`.\n"
+        "# Add the published figures and their sources before committing it to models/.\n"
+    )
     return head + yaml.safe_dump(data, sort_keys=False, width=100, allow_unicode=True)

@@ -8,6 +8,7 @@ floor/ceiling, so counts come out as ints; anything divided or scaled by a fract
 for cached values and sweeps, where doubles are what Excel holds anyway.
 Shortcut: the generated source is kept per variant in memory, not on disk.
 """
+
 from __future__ import annotations
 
 import math
@@ -18,8 +19,14 @@ import sympy as sp
 
 from .ledger import Quantity
 
-_RELATIONS = {sp.Eq: "==", sp.Ne: "!=", sp.StrictLessThan: "<", sp.LessThan: "<=",
-              sp.StrictGreaterThan: ">", sp.GreaterThan: ">="}
+_RELATIONS = {
+    sp.Eq: "==",
+    sp.Ne: "!=",
+    sp.StrictLessThan: "<",
+    sp.LessThan: "<=",
+    sp.StrictGreaterThan: ">",
+    sp.GreaterThan: ">=",
+}
 
 
 def python_source(expr) -> str:
@@ -60,7 +67,7 @@ def python_source(expr) -> str:
 
 def _power(base, exp):
     """An int to a negative int power is a float here (as in Excel), not a Fraction."""
-    return base ** exp
+    return base**exp
 
 
 def compile_quantities(quantities: Sequence[Quantity]) -> Callable[[dict], dict]:

@@ -1,4 +1,5 @@
 """User-facing errors: one clear line naming the file, entry and field; the CLI exits 2."""
+
 from __future__ import annotations
 
 import difflib
@@ -22,6 +23,7 @@ def close_matches(word: str, choices, listing: str | None = None) -> str:
 
 def one_line(message: str, limit: int = 600) -> str:
     """A message as one printable line: control characters shown escaped, long text cut."""
-    text = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
-                   for ch in str(message))
+    text = "".join(
+        ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in str(message)
+    )
     return text if len(text) <= limit else text[:limit] + f"... ({len(text):,} characters)"

@@ -6,6 +6,7 @@ exact sympy arithmetic (decimal inputs become exact rationals, so counts are exa
 integers). `sweep` lambdifies a fully inlined quantity for numpy arrays.
 Shortcut: a `--set` on a quantity name replaces that quantity's value (a what-if).
 """
+
 from __future__ import annotations
 
 import re
@@ -52,10 +53,12 @@ def _number(name: str, text) -> sp.Expr:
     """A --set value: a plain decimal number (1024, 0.9, 2.5e-3) or a ratio of whole numbers
     (1/3, not 1/0), finite, within a double's range."""
     shown, plain = str(text)[:40], str(text).strip()
-    if isinstance(text, bool) or len(plain) > 80 or not (_DECIMAL.fullmatch(plain)
-                                                         or _FRACTION.fullmatch(plain)):
-        raise LedgerError(f"--set {name}={shown}: not a number (write e.g. 1024, 0.9, 2.5e-3 "
-                          "or 1/3)")
+    if (
+        isinstance(text, bool)
+        or len(plain) > 80
+        or not (_DECIMAL.fullmatch(plain) or _FRACTION.fullmatch(plain))
+    ):
+        raise LedgerError(f"--set {name}={shown}: not a number (write e.g. 1024, 0.9, 2.5e-3 or 1/3)")
     value = sp.Rational(plain)
     if abs(value) > 1e300 or (value != 0 and abs(value) < 1e-300):
         raise LedgerError(f"--set {name}={shown}: out of the range a double holds")
@@ -96,14 +99,17 @@ class Result:
         ledger = load_formulas()
         return {
             "model": self.model_id,
-            "scenario": {**self.keys, **{n: to_plain(v) for n, v in self.inputs.items()
-                                         if ledger.inputs[n].kind != "model"},
-                         "gpu_count": to_plain(self.value("gpu_count"))},
+            "scenario": {
+                **self.keys,
+                **{n: to_plain(v) for n, v in self.inputs.items() if ledger.inputs[n].kind != "model"},
+                "gpu_count": to_plain(self.value("gpu_count")),
+            },
             "time_model": time_model_text(self.keys["time_model"], self.keys["gpu"]),
             "serving_engine": catalog.row("engines", self.keys["serving_engine"]).description,
             "units": "bytes, seconds, FLOP; GB = 1e9 bytes, GiB = 2^30 bytes",
-            "quantities": {q.name: {"value": to_plain(self.values[q.name]), "unit": q.unit}
-                           for q in self.quantities},
+            "quantities": {
+                q.name: {"value": to_plain(self.values[q.name]), "unit": q.unit} for q in self.quantities
+            },
         }
 
 
@@ -142,8 +148,7 @@ class Evaluator:
         known = self.ledger.known_names()
         for name, value in self.sets.items():
             if name not in known:
-                raise LedgerError(f"--set {name}: unknown name"
-                                  f"{close_matches(name, known, 'quantities')}")
+                raise LedgerError(f"--set {name}: unknown name{close_matches(name, known, 'quantities')}")
             inp = self.ledger.inputs.get(name)
             if inp is None or inp.kind != "key":  # a number, whether or not the model uses it
                 _number(name, value)
@@ -189,8 +194,11 @@ class Evaluator:
         """The model's fields as exact numbers, range- and consistency-checked (remembered per
         field values and the --set values that touch them: a workbook evaluates each model
         under hundreds of scenarios)."""
-        model_sets = tuple((k, v) for k, v in self.sets.items() if k in self.ledger.inputs
-                           and self.ledger.inputs[k].kind == "model")
+        model_sets = tuple(
+            (k, v)
+            for k, v in self.sets.items()
+            if k in self.ledger.inputs and self.ledger.inputs[k].kind == "model"
+        )
         key = (where, tuple(fields.items()), model_sets)
         try:
             hash(key)
@@ -245,11 +253,9 @@ class Evaluator:
                 try:
                     env[q.name] = _exact_form(q)(env)
                 except (ZeroDivisionError, OverflowError):
-                    raise LedgerError(f"{entry.where}: {q.name} divides by zero for these "
-                                      "inputs") from None
+                    raise LedgerError(f"{entry.where}: {q.name} divides by zero for these inputs") from None
             values[q.name] = to_sympy(env[q.name])
         return Result(entry.id, entry.name, tags, keys, inputs, qs, values, overridden)
-
 
     def evaluate_floats(self, entry, fields: dict) -> dict:
         """Every input and quantity as a Python number (ints where exact integer arithmetic
@@ -266,8 +272,9 @@ class Evaluator:
         try:
             return evaluator_for(qs)(env)
         except (ZeroDivisionError, OverflowError):
-            raise LedgerError(f"{entry.where}: a quantity divides by zero or overflows a "
-                              "double for these inputs") from None
+            raise LedgerError(
+                f"{entry.where}: a quantity divides by zero or overflows a double for these inputs"
+            ) from None
 
     def _with_draft_model(self, entry, fields: dict) -> Result:
         """spec_draft_cost from a draft model: its active parameters over the target's (one
@@ -277,9 +284,11 @@ class Evaluator:
         draft = plain.evaluate(str(self.draft_model))
         target = plain.evaluate_entry(entry, fields)
         if draft.inputs["vocab_size"] != target.inputs["vocab_size"]:
-            raise LedgerError(f"--set {DRAFT_MODEL}={self.draft_model}: vocabulary "
-                              f"{draft.inputs['vocab_size']} differs from {entry.id}'s "
-                              f"{target.inputs['vocab_size']} (a draft must share the target's)")
+            raise LedgerError(
+                f"--set {DRAFT_MODEL}={self.draft_model}: vocabulary "
+                f"{draft.inputs['vocab_size']} differs from {entry.id}'s "
+                f"{target.inputs['vocab_size']} (a draft must share the target's)"
+            )
         cost = draft.values["params_active"] / target.values["params_active"]
         result = Evaluator({**self.sets, "spec_draft_cost": str(cost)}).evaluate_entry(entry, fields)
         result.keys = {**result.keys, DRAFT_MODEL: draft.model_id}
@@ -312,21 +321,28 @@ def _as_numbers(result: Result) -> dict:
 def check_consistency(v: dict, where: str) -> None:
     """Cross-field rules a range check cannot state."""
     if v["kv_lora_rank"] == 0 and v["num_attention_heads"] % v["num_key_value_heads"] != 0:
-        raise LedgerError(f"{where}: field num_key_value_heads: {v['num_key_value_heads']} "
-                          f"does not divide num_attention_heads {v['num_attention_heads']}")
+        raise LedgerError(
+            f"{where}: field num_key_value_heads: {v['num_key_value_heads']} "
+            f"does not divide num_attention_heads {v['num_attention_heads']}"
+        )
     layers = v["num_sliding_layers"] + v["num_chunked_layers"]
     if layers > v["num_hidden_layers"]:
-        raise LedgerError(f"{where}: field num_sliding_layers: sliding + chunked layers "
-                          f"exceed num_hidden_layers")
-    for count, width in (("num_sliding_layers", "sliding_window"),
-                         ("num_chunked_layers", "attention_chunk_size")):
+        raise LedgerError(
+            f"{where}: field num_sliding_layers: sliding + chunked layers exceed num_hidden_layers"
+        )
+    for count, width in (
+        ("num_sliding_layers", "sliding_window"),
+        ("num_chunked_layers", "attention_chunk_size"),
+    ):
         if v[count] > 0 and v[width] <= 0:
             raise LedgerError(f"{where}: field {width}: must be > 0 when {count} > 0")
     if v["n_routed_experts"] > 0 and not 0 < v["num_experts_per_tok"] <= v["n_routed_experts"]:
         raise LedgerError(f"{where}: field num_experts_per_tok: must be in 1..n_routed_experts")
     if v["first_k_dense_replace"] > v["num_hidden_layers"]:
-        raise LedgerError(f"{where}: field first_k_dense_replace: {v['first_k_dense_replace']} "
-                          f"exceeds num_hidden_layers {v['num_hidden_layers']}")
+        raise LedgerError(
+            f"{where}: field first_k_dense_replace: {v['first_k_dense_replace']} "
+            f"exceeds num_hidden_layers {v['num_hidden_layers']}"
+        )
 
 
 def evaluate(model_ref: str, sets: dict[str, str] | None = None) -> Result:

@@ -6,6 +6,7 @@ arithmetic is the same exact rational arithmetic sympy performs, without buildin
 tree per evaluation (about ten times faster). An unsupported node raises at compile time.
 Shortcut: a non-integer power falls back to float (the ledger has none).
 """
+
 from __future__ import annotations
 
 import math
@@ -18,9 +19,14 @@ from typing import Any
 import sympy as sp
 
 Fn = Callable[[dict], Any]
-_RELATIONS = {sp.Eq: operator.eq, sp.Ne: operator.ne, sp.StrictLessThan: operator.lt,
-              sp.LessThan: operator.le, sp.StrictGreaterThan: operator.gt,
-              sp.GreaterThan: operator.ge}
+_RELATIONS = {
+    sp.Eq: operator.eq,
+    sp.Ne: operator.ne,
+    sp.StrictLessThan: operator.lt,
+    sp.LessThan: operator.le,
+    sp.StrictGreaterThan: operator.gt,
+    sp.GreaterThan: operator.ge,
+}
 
 
 def _power(base, exp):

@@ -7,6 +7,7 @@ renames the per-family MoE fields (num_local_experts, num_experts, ...) to the l
 Shortcut: layer patterns come from `layer_types` when the config lists it, else from the
 family's documented rule.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -26,43 +27,59 @@ class Family:
     dense_width: str | None = None
 
 
-_MIXTRAL_MOE = {"n_routed_experts": "num_local_experts", "num_experts_per_tok":
-                "num_experts_per_tok", "moe_intermediate_size": "intermediate_size"}
-_DEEPSEEK_MOE = {"n_routed_experts": "n_routed_experts", "num_experts_per_tok":
-                 "num_experts_per_tok", "n_shared_experts": "n_shared_experts",
-                 "moe_intermediate_size": "moe_intermediate_size",
-                 "first_k_dense_replace": "first_k_dense_replace"}
+_MIXTRAL_MOE = {
+    "n_routed_experts": "num_local_experts",
+    "num_experts_per_tok": "num_experts_per_tok",
+    "moe_intermediate_size": "intermediate_size",
+}
+_DEEPSEEK_MOE = {
+    "n_routed_experts": "n_routed_experts",
+    "num_experts_per_tok": "num_experts_per_tok",
+    "n_shared_experts": "n_shared_experts",
+    "moe_intermediate_size": "moe_intermediate_size",
+    "first_k_dense_replace": "first_k_dense_replace",
+}
 
 FAMILIES: dict[str, Family] = {
     "llama": Family("LlamaForCausalLM", {"qkv_bias": "attention_bias", "o_bias": "attention_bias"}),
     "mistral": Family("MistralForCausalLM", pattern="sliding_all"),
     "phi3": Family("Phi3ForCausalLM", pattern="sliding_all"),
     "qwen2": Family("Qwen2ForCausalLM", {"qkv_bias": 1}),
-    "qwen3": Family("Qwen3ForCausalLM", {"qkv_bias": "attention_bias",
-                                         "o_bias": "attention_bias", "qk_norm": 1}),
+    "qwen3": Family(
+        "Qwen3ForCausalLM", {"qkv_bias": "attention_bias", "o_bias": "attention_bias", "qk_norm": 1}
+    ),
     "gemma2": Family("Gemma2ForCausalLM", {"norms_per_layer": 4}, pattern="alternate"),
-    "gemma3_text": Family("Gemma3ForCausalLM", {"norms_per_layer": 4, "qk_norm": 1},
-                          pattern="gemma3"),
+    "gemma3_text": Family("Gemma3ForCausalLM", {"norms_per_layer": 4, "qk_norm": 1}, pattern="gemma3"),
     "mixtral": Family("MixtralForCausalLM", moe=_MIXTRAL_MOE, pattern="sliding_all"),
-    "qwen3_moe": Family("Qwen3MoeForCausalLM",
-                        {"qkv_bias": "attention_bias", "o_bias": "attention_bias", "qk_norm": 1},
-                        moe={"n_routed_experts": "num_experts",
-                             "num_experts_per_tok": "num_experts_per_tok",
-                             "moe_intermediate_size": "moe_intermediate_size"}),
+    "qwen3_moe": Family(
+        "Qwen3MoeForCausalLM",
+        {"qkv_bias": "attention_bias", "o_bias": "attention_bias", "qk_norm": 1},
+        moe={
+            "n_routed_experts": "num_experts",
+            "num_experts_per_tok": "num_experts_per_tok",
+            "moe_intermediate_size": "moe_intermediate_size",
+        },
+    ),
     "deepseek_v2": Family("DeepseekV2ForCausalLM", moe=_DEEPSEEK_MOE, mla=True),
     "deepseek_v3": Family("DeepseekV3ForCausalLM", moe=_DEEPSEEK_MOE, mla=True),
-    "gpt_oss": Family("GptOssForCausalLM", {"qkv_bias": 1, "o_bias": 1, "attention_sinks": 1,
-                                            "router_bias": 1, "expert_bias": 1},
-                      moe=_MIXTRAL_MOE, pattern="alternate"),
-    "llama4_text": Family("Llama4ForCausalLM", moe={**_MIXTRAL_MOE, "n_shared_experts": 1},
-                          pattern="llama4", moe_every="interleave_moe_layer_step",
-                          dense_width="intermediate_size_mlp"),
+    "gpt_oss": Family(
+        "GptOssForCausalLM",
+        {"qkv_bias": 1, "o_bias": 1, "attention_sinks": 1, "router_bias": 1, "expert_bias": 1},
+        moe=_MIXTRAL_MOE,
+        pattern="alternate",
+    ),
+    "llama4_text": Family(
+        "Llama4ForCausalLM",
+        moe={**_MIXTRAL_MOE, "n_shared_experts": 1},
+        pattern="llama4",
+        moe_every="interleave_moe_layer_step",
+        dense_width="intermediate_size_mlp",
+    ),
 }
 _ALIASES = {"kimi_k2": "deepseek_v3", "llama4": "llama4_text", "gemma3": "gemma3_text"}
 _BY_CLASS = {f.hf_class: t for t, f in FAMILIES.items()}
 
-REQUIRED = ["hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size",
-            "intermediate_size"]
+REQUIRED = ["hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size", "intermediate_size"]
 MLA_REQUIRED = ["kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"]
 
 
@@ -80,11 +97,16 @@ def family_of(config: dict) -> tuple[str, Family]:
     if mt not in FAMILIES:
         known = ", ".join(sorted(FAMILIES))
         missing = [k for k in REQUIRED if config.get(k) is None]
-        fields = (f"; it also lacks {', '.join(missing)}" if missing else
-                  "; its decoder fields are present, but the family's layout (biases, norms, "
-                  "MLP and attention variants) is unknown")
-        raise LedgerError(f"model_type {str(raw)[:60]!r} (architectures {classes[:3]}) is not "
-                          f"a known architecture{fields}; known model_type values: {known}")
+        fields = (
+            f"; it also lacks {', '.join(missing)}"
+            if missing
+            else "; its decoder fields are present, but the family's layout (biases, norms, "
+            "MLP and attention variants) is unknown"
+        )
+        raise LedgerError(
+            f"model_type {str(raw)[:60]!r} (architectures {classes[:3]}) is not "
+            f"a known architecture{fields}; known model_type values: {known}"
+        )
     return mt, FAMILIES[mt]
 
 
@@ -135,8 +157,10 @@ def _layer_counts(config: dict, family: Family, n_layers: int) -> dict:
     if isinstance(types, list) and types:
         if len(types) != n_layers:
             raise LedgerError(f"field layer_types: {len(types)} entries for {n_layers} layers")
-        return {"sliding": sum(t == "sliding_attention" for t in types),
-                "chunked": sum(t == "chunked_attention" for t in types)}
+        return {
+            "sliding": sum(t == "sliding_attention" for t in types),
+            "chunked": sum(t == "chunked_attention" for t in types),
+        }
     window = count(config, "sliding_window", default=0)
     rule = family.pattern
     if rule == "sliding_all":
@@ -147,8 +171,10 @@ def _layer_counts(config: dict, family: Family, n_layers: int) -> dict:
         every = count(config, "sliding_window_pattern", default=6, lo=1)
         return {"sliding": n_layers - n_layers // every, "chunked": 0}
     if rule == "llama4":  # every 4th layer global, the rest chunked (no_rope_layers)
-        return {"sliding": 0, "chunked": n_layers - n_layers // 4
-                if count(config, "attention_chunk_size", default=0) else 0}
+        return {
+            "sliding": 0,
+            "chunked": n_layers - n_layers // 4 if count(config, "attention_chunk_size", default=0) else 0,
+        }
     return {"sliding": 0, "chunked": 0}
 
 
@@ -185,9 +211,9 @@ def ledger_fields(config: dict, layer_counts: dict | None = None) -> dict:
         fields["intermediate_size"] = count(c, family.dense_width or "", lo=1)
     counts = layer_counts or _layer_counts(c, family, n_layers)
     fields["num_sliding_layers"] = counts.get("sliding", 0)
-    fields["sliding_window"] = count(c, "sliding_window", default=0) if fields[
-        "num_sliding_layers"] else 0
+    fields["sliding_window"] = count(c, "sliding_window", default=0) if fields["num_sliding_layers"] else 0
     fields["num_chunked_layers"] = counts.get("chunked", 0)
-    fields["attention_chunk_size"] = count(c, "attention_chunk_size", default=0) if fields[
-        "num_chunked_layers"] else 0
+    fields["attention_chunk_size"] = (
+        count(c, "attention_chunk_size", default=0) if fields["num_chunked_layers"] else 0
+    )
     return fields

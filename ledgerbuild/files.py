@@ -6,6 +6,7 @@ mkstemp's 0600. Temporary files are removed on an exception, on SIGTERM and SIGH
 handler removes them, then the signal takes its default course); a `kill -9` can leave one
 (`.<name>.<random>.tmp`), which the next write of the same file removes.
 """
+
 from __future__ import annotations
 
 import os
@@ -110,8 +111,7 @@ def read_input(path: Path, limit: int = MAX_INPUT_BYTES) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise LedgerError(f"{path}: invalid UTF-8 at byte {e.start}; save the file as UTF-8") \
-            from None
+        raise LedgerError(f"{path}: invalid UTF-8 at byte {e.start}; save the file as UTF-8") from None
 
 
 def write_text(path: Path, text: str) -> None:

@@ -10,6 +10,7 @@ sees exactly one form of each quantity that applies to it.
 Shortcuts: a single process-wide ledger (`LEDGER`), filled by importing `formulas`;
 declaration order is evaluation order (a quantity may only use what was declared before it).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -124,40 +125,71 @@ class Ledger:
 LEDGER = Ledger()
 
 
-def model_input(name, unit, description, *, source="HF config.json", lo=0, hi=None,
-                integer=True, default=None, tex=None) -> sp.Symbol:
-    return LEDGER.add_input(Input(name, "model", unit, description, source, lo, hi, integer,
-                                  default, tex=tex))
+def model_input(
+    name, unit, description, *, source="HF config.json", lo=0, hi=None, integer=True, default=None, tex=None
+) -> sp.Symbol:
+    return LEDGER.add_input(
+        Input(name, "model", unit, description, source, lo, hi, integer, default, tex=tex)
+    )
 
 
-def scenario_input(name, unit, description, *, source, default, lo=None, hi=None,
-                   integer=False, tex=None, hi_open=False) -> sp.Symbol:
-    return LEDGER.add_input(Input(name, "scenario", unit, description, source, lo, hi,
-                                  integer, default, tex=tex, hi_open=hi_open))
+def scenario_input(
+    name, unit, description, *, source, default, lo=None, hi=None, integer=False, tex=None, hi_open=False
+) -> sp.Symbol:
+    return LEDGER.add_input(
+        Input(name, "scenario", unit, description, source, lo, hi, integer, default, tex=tex, hi_open=hi_open)
+    )
 
 
 def key_input(name, description, *, table, default, source) -> None:
-    LEDGER.add_input(Input(name, "key", "id", description, source, default=default,
-                           table=table))
+    LEDGER.add_input(Input(name, "key", "id", description, source, default=default, table=table))
 
 
-def lookup_input(name, unit, description, *, key, column, scale=1, source,
-                 tex=None, qualifier=None, lo=0, hi=None, integer=False) -> sp.Symbol:
+def lookup_input(
+    name,
+    unit,
+    description,
+    *,
+    key,
+    column,
+    scale=1,
+    source,
+    tex=None,
+    qualifier=None,
+    lo=0,
+    hi=None,
+    integer=False,
+) -> sp.Symbol:
     """A catalog column; lo/hi/integer bound a value typed over it (--set, the workbook)."""
     table = LEDGER.inputs[key].table
-    return LEDGER.add_input(Input(name, "lookup", unit, description, source, lo=lo, hi=hi,
-                                  integer=integer, table=table, key=key, column=column,
-                                  scale=scale, tex=tex, qualifier=qualifier))
+    return LEDGER.add_input(
+        Input(
+            name,
+            "lookup",
+            unit,
+            description,
+            source,
+            lo=lo,
+            hi=hi,
+            integer=integer,
+            table=table,
+            key=key,
+            column=column,
+            scale=scale,
+            tex=tex,
+            qualifier=qualifier,
+        )
+    )
 
 
 def variant(tag: str, test: Callable[[dict], bool]) -> None:
     LEDGER.add_variant(tag, test)
 
 
-def quantity(name, expr, unit, description, *, source, topic, when=None,
-             integer=False) -> sp.Symbol:
-    return LEDGER.add_quantity(Quantity(name, sp.sympify(expr), unit, description, source,
-                                        topic, when, integer))
+def quantity(name, expr, unit, description, *, source, topic, when=None, integer=False) -> sp.Symbol:
+    return LEDGER.add_quantity(
+        Quantity(name, sp.sympify(expr), unit, description, source, topic, when, integer)
+    )
 
 
 def load_formulas() -> Ledger:

@@ -8,6 +8,7 @@ table prints them are mapped to catalog ids by `measurements/aliases.yaml`; cata
 model/GPU YAML paths work directly. Every bad row is one LedgerError naming file, row, field.
 Shortcut: a row's KV cache uses its weights' precision unless `kv_dtype` is given.
 """
+
 from __future__ import annotations
 
 import csv
@@ -42,10 +43,16 @@ class Measurement:
 
     def scenario(self, engine: str) -> dict[str, str]:
         """The `--set` values that evaluate this row."""
-        return {"gpu": self.gpu, "gpu_count": str(self.tp), "pipeline_parallel": str(self.pp),
-                "weight_dtype": self.weight_dtype, "kv_dtype": self.kv_dtype,
-                "prompt_tokens": str(self.isl), "output_tokens": str(self.osl),
-                "serving_engine": engine}
+        return {
+            "gpu": self.gpu,
+            "gpu_count": str(self.tp),
+            "pipeline_parallel": str(self.pp),
+            "weight_dtype": self.weight_dtype,
+            "kv_dtype": self.kv_dtype,
+            "prompt_tokens": str(self.isl),
+            "output_tokens": str(self.osl),
+            "serving_engine": engine,
+        }
 
 
 def shipped_path() -> Path:
@@ -100,8 +107,9 @@ def _dtypes(row: dict, where: str) -> tuple[str, str]:
     weight, kv = pair if pair else (str(precision).strip(), row.get("kv_dtype", precision))
     for dt in (weight, str(kv)):
         if dt not in catalog.table("dtypes"):
-            raise LedgerError(f"{where} field precision: unknown dtype {dt!r}"
-                              f"{close_matches(dt, catalog.table('dtypes'))}")
+            raise LedgerError(
+                f"{where} field precision: unknown dtype {dt!r}{close_matches(dt, catalog.table('dtypes'))}"
+            )
     return weight, str(kv)
 
 
@@ -113,18 +121,24 @@ def _measurement(row: dict, n: int, path: Path) -> Measurement:
     try:
         tokens = float(str(row["tokens_per_s"]).strip())
     except ValueError:
-        raise LedgerError(f"{where} field tokens_per_s: not a number: "
-                          f"{row['tokens_per_s']!r}") from None
+        raise LedgerError(f"{where} field tokens_per_s: not a number: {row['tokens_per_s']!r}") from None
     if not tokens > 0 or tokens == float("inf"):
-        raise LedgerError(f"{where} field tokens_per_s: must be a positive number, got "
-                          f"{row['tokens_per_s']!r}")
+        raise LedgerError(
+            f"{where} field tokens_per_s: must be a positive number, got {row['tokens_per_s']!r}"
+        )
     weight, kv = _dtypes(row, where)
     return Measurement(
-        n, _resolve("models", row["model"], f"{where} field model"),
-        _resolve("gpus", row["gpu"], f"{where} field gpu"), weight, kv,
-        _whole(row["tp"], f"{where} field tp", 1), _whole(row.get("pp") or 1, f"{where} field pp", 1),
-        _whole(row["isl"], f"{where} field isl", 1), _whole(row["osl"], f"{where} field osl", 1),
-        tokens)
+        n,
+        _resolve("models", row["model"], f"{where} field model"),
+        _resolve("gpus", row["gpu"], f"{where} field gpu"),
+        weight,
+        kv,
+        _whole(row["tp"], f"{where} field tp", 1),
+        _whole(row.get("pp") or 1, f"{where} field pp", 1),
+        _whole(row["isl"], f"{where} field isl", 1),
+        _whole(row["osl"], f"{where} field osl", 1),
+        tokens,
+    )
 
 
 def load(path: str | Path | None = None) -> tuple[Path, list[Measurement]]:
@@ -137,7 +151,9 @@ def load(path: str | Path | None = None) -> tuple[Path, list[Measurement]]:
     for m in rows:
         key = (m.model, m.gpu, m.weight_dtype, m.kv_dtype, m.tp, m.pp, m.isl, m.osl)
         if key in seen:
-            raise LedgerError(f"{path}: row {m.row} field tokens_per_s: duplicate of row "
-                              f"{seen[key]} (same model, gpu, precision, tp, pp, isl, osl)")
+            raise LedgerError(
+                f"{path}: row {m.row} field tokens_per_s: duplicate of row "
+                f"{seen[key]} (same model, gpu, precision, tp, pp, isl, osl)"
+            )
         seen[key] = m.row
     return path, rows

@@ -4,6 +4,7 @@ Scope: `sweep` evaluates a quantity over models x GPUs x a grid of inputs (float
 exact). The workbook re-binds inputs on workings sheets instead (writers/xlsx_calc.py).
 Shortcut: each quantity form is lambdified once per process and evaluated in ledger order.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -47,11 +48,13 @@ def sweep_function(quantity: str, tags: frozenset):
         for name, args, fn in steps:
             env[name] = fn(*(env[a] for a in args))
         return np.asarray(env[quantity], dtype=float)
+
     return inputs, run
 
 
-def sweep(quantity: str, models: list[str], gpus: list[str], grid: dict[str, Any],
-          sets: dict | None = None) -> dict[str, np.ndarray]:
+def sweep(
+    quantity: str, models: list[str], gpus: list[str], grid: dict[str, Any], sets: dict | None = None
+) -> dict[str, np.ndarray]:
     """`quantity` over the product models x GPUs x grid (input name -> values), vectorised.
 
     Returns flat arrays: "model" and "gpu" (ids), one per grid input, and `quantity`.
@@ -61,19 +64,20 @@ def sweep(quantity: str, models: list[str], gpus: list[str], grid: dict[str, Any
     axes = [np.asarray(v, dtype=float) for v in grid.values()]
     mesh = [m.ravel() for m in np.meshgrid(*axes, indexing="ij")] if axes else []
     per_case = len(mesh[0]) if mesh else 1
-    out: dict[str, list] = {"model": [], "gpu": [], quantity: [],
-                            **{name: [] for name in grid}}
+    out: dict[str, list] = {"model": [], "gpu": [], quantity: [], **{name: [] for name in grid}}
     keys = evaluator.keys()
-    gpu_inputs = [i for i in evaluator.ledger.inputs_of("lookup")
-                  if (i.table == "gpus" or i.qualifier == "gpu") and i.name not in evaluator.sets]
+    gpu_inputs = [
+        i
+        for i in evaluator.ledger.inputs_of("lookup")
+        if (i.table == "gpus" or i.qualifier == "gpu") and i.name not in evaluator.sets
+    ]
     for model in models:
         _, inputs, tags = evaluator.inputs_for(*catalog.load_model(model))
         names, fn = sweep_function(quantity, tags)
         n = per_case * len(gpus)
         values = {k: np.full(n, float(v)) for k, v in inputs.items()}
         for inp in gpu_inputs:
-            values[inp.name] = np.repeat([float(lookup(inp, {**keys, "gpu": g})) for g in gpus],
-                                         per_case)
+            values[inp.name] = np.repeat([float(lookup(inp, {**keys, "gpu": g})) for g in gpus], per_case)
         for name, axis in zip(grid, mesh, strict=False):
             values[name] = np.tile(axis, len(gpus))
             out[name].append(values[name])

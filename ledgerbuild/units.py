@@ -3,6 +3,7 @@
 Scope: one table from a ledger unit to its display forms (terminal text, Excel number
 format). Bytes show as GB (1e9) with GiB (2^30) beside them; seconds as ms below one second.
 """
+
 from __future__ import annotations
 
 import math
@@ -11,8 +12,8 @@ EXCEL_FORMATS = {
     "params": '#,##0 "params"',
     "bytes": '#,##0 "bytes"',
     "USD/GPU-hour": '"$"#,##0.00',
-    "GPUs": '#,##0',
-    "requests": '#,##0',
+    "GPUs": "#,##0",
+    "requests": "#,##0",
     "FLOP": '0.000E+00 "FLOP"',
     "FLOP/s": '0.000E+00 "FLOP/s"',
     "s": '0.000000 "s"',
@@ -24,10 +25,16 @@ EXCEL_FORMATS = {
 
 
 # views for people (Summary, Compare, Scenarios): the header carries the unit
-SUMMARY_FORMATS = {"params": '#,##0.00,,,', "bytes": '#,##0.00,,,', "ms": '#,##0.0',
-                   "bytes/token": '#,##0',
-                   "USD": '"$"#,##0.000', "tokens/s": '#,##0', "requests": '#,##0',
-                   "GPUs": '#,##0'}
+SUMMARY_FORMATS = {
+    "params": "#,##0.00,,,",
+    "bytes": "#,##0.00,,,",
+    "ms": "#,##0.0",
+    "bytes/token": "#,##0",
+    "USD": '"$"#,##0.000',
+    "tokens/s": "#,##0",
+    "requests": "#,##0",
+    "GPUs": "#,##0",
+}
 # (label, unit shown, factor applied in the cell) of the quantities the views show
 VIEW_LABELS = {
     "gpu_count": ("GPUs (tensor parallel)", "GPUs", 1),
@@ -41,14 +48,14 @@ VIEW_LABELS = {
     "tpot_s": ("Time per output token (ms)", "ms", 1000),
     "offline_throughput_tokens_per_s": ("Output tokens/s (estimate)", "tokens/s", 1),
     "offline_ceiling_tokens_per_s": ("Output tokens/s (roofline ceiling)", "tokens/s", 1),
-    "offline_usd_per_million_output_tokens": ("Cost per 1M output tokens, estimate (USD)",
-                                              "USD", 1),
-    "offline_floor_usd_per_million_output_tokens": ("Cost per 1M output tokens, floor (USD)",
-                                                    "USD", 1),
-    "usd_per_million_output_tokens": ("Cost per 1M output tokens, lecture decode-only (USD)",
-                                      "USD", 1),
+    "offline_usd_per_million_output_tokens": ("Cost per 1M output tokens, estimate (USD)", "USD", 1),
+    "offline_floor_usd_per_million_output_tokens": ("Cost per 1M output tokens, floor (USD)", "USD", 1),
+    "usd_per_million_output_tokens": ("Cost per 1M output tokens, lecture decode-only (USD)", "USD", 1),
     "offline_usd_per_million_output_tokens_input_priced": (
-        "Cost per 1M output tokens, input priced too (USD)", "USD", 1),
+        "Cost per 1M output tokens, input priced too (USD)",
+        "USD",
+        1,
+    ),
     "offline_usd_per_million_input_tokens": ("Cost per 1M input tokens (USD)", "USD", 1),
     "gpu_price_usd_per_hour": ("Price per GPU-hour (USD)", "USD", 1),
 }
@@ -63,8 +70,9 @@ def excel_format(unit: str, integer: bool = False) -> str:
 
 def human(value: float, unit: str) -> str:
     """A value with its unit for people: thousands separators, GB and GiB, ms."""
-    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()
-                                  and abs(value) < 1e15 and unit not in ("s", "USD")):
+    if isinstance(value, int) or (
+        isinstance(value, float) and value.is_integer() and abs(value) < 1e15 and unit not in ("s", "USD")
+    ):
         text = f"{int(value):,} {unit}"
         if unit == "bytes" and abs(value) >= 1e6:
             text += f"  ({value / 1e9:,.3f} GB = {value / 2**30:,.3f} GiB)"

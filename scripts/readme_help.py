@@ -4,6 +4,7 @@ Each block in README.md introduced by a line "`ledgerbuild ... -h`:" and followe
 fence is replaced with what that command prints at 90 columns; tests/test_cli.py checks the
 README against the same output, so the two cannot drift.
 """
+
 from __future__ import annotations
 
 import os
@@ -20,8 +21,7 @@ BLOCK = re.compile(r"^`(ledgerbuild[^`]* -h)`:\n\n```text\n(.*?)```\n", re.S | r
 def help_screen(command: str) -> str:
     env = {**os.environ, "COLUMNS": "90", "TERM": "dumb", "NO_COLOR": "1"}
     exe = Path(sys.executable).parent / "ledgerbuild"  # the installed script: its usage line
-    args = [str(exe) if exe.exists() else shutil.which("ledgerbuild") or "ledgerbuild",
-            *command.split()[1:]]
+    args = [str(exe) if exe.exists() else shutil.which("ledgerbuild") or "ledgerbuild", *command.split()[1:]]
     run = subprocess.run(args, env=env, capture_output=True, text=True, check=False)
     return run.stdout.rstrip("\n") + "\n"
 

@@ -27,6 +27,7 @@ PY="${PYTHON:-python3}"
 # lint and types first, then the fast tier (no torch, TeX, LibreOffice or site builders; under
 # a minute), then the referees; together they are the whole suite
 "$PY" -m ruff check .
+"$PY" -m ruff format --check .
 "$PY" -m mypy
 run_tier() {  # pytest's exit 5 (nothing collected for this tier) is not a failure
   set +e

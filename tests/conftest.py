@@ -1,5 +1,6 @@
 """Test set-up: tests/ importable for the oracle helpers; nothing written outside temporary
 folders (no hypothesis example database in the work tree)."""
+
 import sys
 import tempfile
 from pathlib import Path

@@ -2,6 +2,7 @@
 
 Only the tests import torch and transformers; the package never does.
 """
+
 from __future__ import annotations
 
 import warnings

@@ -8,6 +8,7 @@ Answer: {"steps": [{"values": [...], "errors": [[sheet, cell, code], ...], "form
          "text": [...] (the read_text cells as recalculated before any change, text kept)}
 Step 0 is the workbook as written; each later step applies its changes cumulatively.
 """
+
 import json
 import os
 import shutil
@@ -32,13 +33,21 @@ def start_office():
     profile = tempfile.mkdtemp(prefix="lo-profile-")
     pipe = "ledgerbuild-" + uuid.uuid4().hex
     proc = subprocess.Popen(
-        [shutil.which("soffice") or "soffice", "--headless", "--invisible", "--nologo",
-         "--norestore", "--nodefault", f"-env:UserInstallation=file://{profile}",
-         f"--accept=pipe,name={pipe};urp;StarOffice.ComponentContext"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            shutil.which("soffice") or "soffice",
+            "--headless",
+            "--invisible",
+            "--nologo",
+            "--norestore",
+            "--nodefault",
+            f"-env:UserInstallation=file://{profile}",
+            f"--accept=pipe,name={pipe};urp;StarOffice.ComponentContext",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     local = uno.getComponentContext()
-    resolver = local.ServiceManager.createInstanceWithContext(
-        "com.sun.star.bridge.UnoUrlResolver", local)
+    resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
     for _ in range(240):
         try:
             ctx = resolver.resolve(f"uno:pipe,name={pipe};urp;StarOffice.ComponentContext")
@@ -76,8 +85,7 @@ def read_values(doc, wanted, keep_text=False):
         cursor = sheet.createCursor()
         cursor.gotoEndOfUsedArea(False)
         end = cursor.RangeAddress
-        arrays[name] = sheet.getCellRangeByPosition(0, 0, end.EndColumn, end.EndRow) \
-            .getDataArray()
+        arrays[name] = sheet.getCellRangeByPosition(0, 0, end.EndColumn, end.EndRow).getDataArray()
     out = []
     for sheet, coord in wanted:
         col, row = _split(coord)
@@ -92,7 +100,7 @@ def _split(coord):
     col = 0
     for ch in letters:
         col = col * 26 + ord(ch.upper()) - 64
-    return col - 1, int(coord[len(letters):]) - 1
+    return col - 1, int(coord[len(letters) :]) - 1
 
 
 def main():
@@ -117,8 +125,10 @@ def main():
             if len(answer) == 1:
                 text = read_values(doc, req.get("read_text", []), keep_text=True)
         if req.get("resave"):
-            doc.storeToURL(uno.systemPathToFileUrl(os.path.abspath(req["resave"])),
-                           (prop("FilterName", "Calc MS Excel 2007 XML"),))
+            doc.storeToURL(
+                uno.systemPathToFileUrl(os.path.abspath(req["resave"])),
+                (prop("FilterName", "Calc MS Excel 2007 XML"),),
+            )
         doc.close(True)
         json.dump({"steps": answer, "text": text}, sys.stdout)
     finally:

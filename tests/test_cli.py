@@ -1,4 +1,5 @@
 """CLI contract: every command through typer's CliRunner, exit codes, one-line errors."""
+
 import json
 import re
 
@@ -23,8 +24,7 @@ def one_line_error(result):
     return text
 
 
-@pytest.mark.parametrize("what", ["models", "gpus", "workloads", "quantities", "dtypes",
-                                  "time_models"])
+@pytest.mark.parametrize("what", ["models", "gpus", "workloads", "quantities", "dtypes", "time_models"])
 def test_list(what):
     result = run("list", what, "--json")
     assert result.exit_code == 0
@@ -36,18 +36,42 @@ def test_show_json_contract():
     result = run("show", "llama-3-8b", "--json")
     data = json.loads(result.output)
     assert set(data) >= {"model", "scenario", "time_model", "quantities"}
-    stable = ["params_total", "params_active", "params_embedding", "params_lm_head",
-              "params_matmul", "weight_bytes", "kv_bytes_per_token", "flops_per_token",
-              "flops_prefill", "kv_capacity_tokens", "max_concurrency", "ttft_s", "tpot_s",
-              "throughput_tokens_per_s", "usd_per_million_output_tokens"]
+    stable = [
+        "params_total",
+        "params_active",
+        "params_embedding",
+        "params_lm_head",
+        "params_matmul",
+        "weight_bytes",
+        "kv_bytes_per_token",
+        "flops_per_token",
+        "flops_prefill",
+        "kv_capacity_tokens",
+        "max_concurrency",
+        "ttft_s",
+        "tpot_s",
+        "throughput_tokens_per_s",
+        "usd_per_million_output_tokens",
+    ]
     for name in stable:
         assert set(data["quantities"][name]) == {"value", "unit"}
     assert data["quantities"]["params_total"]["value"] == 8_030_261_248  # lecture §3.1
 
 
 def test_show_options_and_sets():
-    result = run("show", "llama-3-70b", "--gpus", "8", "--gpu", "h200-sxm", "--workload",
-                 "reasoning", "--set", "num_key_value_heads=64", "--json")
+    result = run(
+        "show",
+        "llama-3-70b",
+        "--gpus",
+        "8",
+        "--gpu",
+        "h200-sxm",
+        "--workload",
+        "reasoning",
+        "--set",
+        "num_key_value_heads=64",
+        "--json",
+    )
     data = json.loads(result.output)
     assert data["scenario"]["gpu_count"] == 8 and data["scenario"]["gpu"] == "h200-sxm"
     assert data["scenario"]["prompt_tokens"] == 500
@@ -86,36 +110,61 @@ def test_import_config_prints_a_loadable_entry(tmp_path):
 
 def test_xlsx_writes_workbook(tmp_path):
     out = tmp_path / "plan.xlsx"
-    result = run("xlsx", "--models", "llama-3-8b,qwen2.5-7b", "--gpu", "h100-sxm,l4",
-                 "--workload", "reasoning", "-o", str(out))
+    result = run(
+        "xlsx",
+        "--models",
+        "llama-3-8b,qwen2.5-7b",
+        "--gpu",
+        "h100-sxm,l4",
+        "--workload",
+        "reasoning",
+        "-o",
+        str(out),
+    )
     assert result.exit_code == 0, result.output
     assert "formula cells" in result.output and str(out) in result.output
     wb = openpyxl.load_workbook(out)
-    assert {"About", "Inputs", "Summary", "Compare", "Sweeps", "llama-3-8b", "qwen2.5-7b",
-            "GPUs", "Models"} <= set(wb.sheetnames)
-    assert wb["llama-3-8b"].defined_names["kv_bytes_per_token"].attr_text.endswith("$B$" + str(
-        next(c.row for c in wb["llama-3-8b"]["A"] if c.value == "kv_bytes_per_token")))
+    assert {
+        "About",
+        "Inputs",
+        "Summary",
+        "Compare",
+        "Sweeps",
+        "llama-3-8b",
+        "qwen2.5-7b",
+        "GPUs",
+        "Models",
+    } <= set(wb.sheetnames)
+    assert (
+        wb["llama-3-8b"]
+        .defined_names["kv_bytes_per_token"]
+        .attr_text.endswith(
+            "$B$" + str(next(c.row for c in wb["llama-3-8b"]["A"] if c.value == "kv_bytes_per_token"))
+        )
+    )
     sheet = wb["llama-3-8b"]
     cell = sheet[sheet.defined_names["kv_bytes_per_token"].attr_text.split("!")[1].replace("$", "")]
     # reads through names (DESIGN.md: =n_layers*kv_elems_per_token_layer*kv_dtype_bytes)
-    assert sorted(cell.value.lstrip("=").split("*")) == ["kv_bytes_per_token_layer",
-                                                         "num_hidden_layers"]
+    assert sorted(cell.value.lstrip("=").split("*")) == ["kv_bytes_per_token_layer", "num_hidden_layers"]
 
 
-@pytest.mark.parametrize("args,fragment", [
-    (("show", "llama-3-8c"), "did you mean llama-3-8b"),
-    (("show", "llama-3-8b", "--gpu", "h100"), "unknown gpu 'h100'"),
-    (("show", "llama-3-8b", "--set", "num_kv=3"), "unknown name"),
-    (("show", "llama-3-8b", "--set", "hidden_size=abc"), "not a number"),
-    (("show", "llama-3-8b", "--set", "hidden_size=0"), "must be >= 1"),
-    (("show", "llama-3-8b", "--set", "hidden_size=-5"), "must be >= 1"),
-    (("show", "llama-3-8b", "--set", "num_key_value_heads=5"), "does not divide"),
-    (("show", "llama-3-8b", "--set", "novalue"), "expected NAME=VALUE"),
-    (("show", "llama-3-8b", "--workload", "chit-chat"), "unknown workload"),
-    (("list", "things"), "unknown list"),
-    (("xlsx", "--models", "llama-3-8c"), "valid:"),
-    (("xlsx", "--gpu", "h1000"), "valid:"),
-])
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (("show", "llama-3-8c"), "did you mean llama-3-8b"),
+        (("show", "llama-3-8b", "--gpu", "h100"), "unknown gpu 'h100'"),
+        (("show", "llama-3-8b", "--set", "num_kv=3"), "unknown name"),
+        (("show", "llama-3-8b", "--set", "hidden_size=abc"), "not a number"),
+        (("show", "llama-3-8b", "--set", "hidden_size=0"), "must be >= 1"),
+        (("show", "llama-3-8b", "--set", "hidden_size=-5"), "must be >= 1"),
+        (("show", "llama-3-8b", "--set", "num_key_value_heads=5"), "does not divide"),
+        (("show", "llama-3-8b", "--set", "novalue"), "expected NAME=VALUE"),
+        (("show", "llama-3-8b", "--workload", "chit-chat"), "unknown workload"),
+        (("list", "things"), "unknown list"),
+        (("xlsx", "--models", "llama-3-8c"), "valid:"),
+        (("xlsx", "--gpu", "h1000"), "valid:"),
+    ],
+)
 def test_bad_input_one_line_exit_2(args, fragment):
     assert fragment in one_line_error(run(*args))
 
@@ -187,8 +236,12 @@ def test_readme_lists_every_command_and_shows_the_current_help_screens():
 
     readme = open("README.md", encoding="utf-8").read()
     commands = readme.split("## Commands", 1)[1].split("```", 2)[1]
-    missing = [" ".join(c) for c in COMMANDS if f"ledgerbuild {' '.join(c)}" not in commands
-               and not (len(c) == 2 and re.search(rf"ledgerbuild {c[0]} [^\n]*\b{c[1]}\b", commands))]
+    missing = [
+        " ".join(c)
+        for c in COMMANDS
+        if f"ledgerbuild {' '.join(c)}" not in commands
+        and not (len(c) == 2 and re.search(rf"ledgerbuild {c[0]} [^\n]*\b{c[1]}\b", commands))
+    ]
     assert not missing, f"commands missing from the README's list: {missing}"
     spec = importlib.util.spec_from_file_location("readme_help", "scripts/readme_help.py")
     helper = importlib.util.module_from_spec(spec)
@@ -219,18 +272,23 @@ def _main(*args):
     """The installed entry point's code path (ledgerbuild.cli:main), as a user runs it."""
     import subprocess
     import sys
-    return subprocess.run([sys.executable, "-m", "ledgerbuild.cli", *args], capture_output=True,
-                          text=True, timeout=60)
+
+    return subprocess.run(
+        [sys.executable, "-m", "ledgerbuild.cli", *args], capture_output=True, text=True, timeout=60
+    )
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["show", "llama-3-8b", "--bogus"], "No such option: --bogus"),
-    (["show"], "Missing argument 'models'"),
-    (["frob"], "No such command 'frob'"),
-    (["show", "llama-3-8b", "--gpus", "abc"], "--gpus"),
-    (["show", "[/x]"], "unknown model '[/x]'"),  # rich markup in user text is data
-    (["show", "a\x1b[31mred"], "a\\x1b[31mred"),  # control characters shown escaped
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["show", "llama-3-8b", "--bogus"], "No such option: --bogus"),
+        (["show"], "Missing argument 'models'"),
+        (["frob"], "No such command 'frob'"),
+        (["show", "llama-3-8b", "--gpus", "abc"], "--gpus"),
+        (["show", "[/x]"], "unknown model '[/x]'"),  # rich markup in user text is data
+        (["show", "a\x1b[31mred"], "a\\x1b[31mred"),  # control characters shown escaped
+    ],
+)
 def test_usage_and_input_errors_are_one_line_exit_2(args, needle):
     result = _main(*args)
     assert result.returncode == 2
@@ -241,16 +299,18 @@ def test_usage_and_input_errors_are_one_line_exit_2(args, needle):
 
 def test_version_and_short_help():
     from ledgerbuild import __version__
+
     assert _main("--version").stdout.strip() == f"ledgerbuild {__version__}"
     assert "show [OPTIONS] {models}" in _main("show", "-h").stdout
 
 
 def test_gpus_is_a_count_everywhere_and_old_xlsx_spelling_still_works(tmp_path):
-    assert json.loads(run("show", "llama-3-70b", "--gpus", "auto", "--json").output)[
-        "scenario"]["gpu_count"] == 2  # 141 GB of BF16 weights: over one H100 (0.9 x 80 GiB), under two
+    assert (
+        json.loads(run("show", "llama-3-70b", "--gpus", "auto", "--json").output)["scenario"]["gpu_count"]
+        == 2
+    )  # 141 GB of BF16 weights: over one H100 (0.9 x 80 GiB), under two
     assert one_line_error(run("show", "llama-3-8b", "--gpus", "0")).count("--gpus") == 1
-    old = _main("xlsx", "--models", "llama-3-8b", "--gpus", "h100-sxm,l4", "-o",
-                str(tmp_path / "old.xlsx"))
+    old = _main("xlsx", "--models", "llama-3-8b", "--gpus", "h100-sxm,l4", "-o", str(tmp_path / "old.xlsx"))
     assert old.returncode == 0 and "now go to --gpu" in old.stderr
 
 
@@ -262,9 +322,13 @@ def test_help_is_grouped_with_one_example_per_line_and_lists_never_cut_ids():
     top = _main("-h").stdout
     assert all(panel in top for panel in ("Ledger", "Outputs", "Simulations"))
     assert "• ledgerbuild show llama-3-8b" in _main("show", "-h").stdout  # one per line
-    listed = subprocess.run([sys.executable, "-m", "ledgerbuild.cli", "list", "gpus"],
-                            capture_output=True, text=True, timeout=60,
-                            env={**os.environ, "COLUMNS": "80"}).stdout
+    listed = subprocess.run(
+        [sys.executable, "-m", "ledgerbuild.cli", "list", "gpus"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "COLUMNS": "80"},
+    ).stdout
     assert "a100-80gb-sxm" in listed and "10000" in listed and "…" not in listed
 
 
@@ -273,12 +337,17 @@ def test_outputs_follow_the_umask_and_stale_temporaries_are_removed(tmp_path, um
     """Issue 17: mkstemp's 0600 no longer leaks into outputs; a killed run's temporary file
     beside the target is removed by the next write of it."""
     import os
+
     stale = tmp_path / ".plan.xlsx.abc123.tmp"
     stale.write_text("half a workbook")
     old = os.umask(umask)
     try:
-        assert run("xlsx", "--models", "llama-3.2-1b", "--gpu", "h100-sxm", "-o",
-                   str(tmp_path / "plan.xlsx")).exit_code == 0
+        assert (
+            run(
+                "xlsx", "--models", "llama-3.2-1b", "--gpu", "h100-sxm", "-o", str(tmp_path / "plan.xlsx")
+            ).exit_code
+            == 0
+        )
         assert run("numerics", "report", "-o", str(tmp_path / "n.md")).exit_code == 0
     finally:
         os.umask(old)
@@ -289,13 +358,17 @@ def test_outputs_follow_the_umask_and_stale_temporaries_are_removed(tmp_path, um
 
 def test_models_take_folders_globs_and_all_plus_paths(tmp_path):
     from ledgerbuild import catalog
+
     folder = tmp_path / "mine"
     folder.mkdir()
     for mid in ("llama-3.2-1b", "qwen2.5-0.5b"):
         text = catalog.model_paths()[mid].read_text().replace(f"id: {mid}", f"id: my-{mid}")
         (folder / f"my-{mid}.yaml").write_text(text)
-    for spec, count in ((str(folder), 2), (str(folder / "*.yaml"), 2),
-                        (f"all,{folder}", len(catalog.models()) + 2)):
+    for spec, count in (
+        (str(folder), 2),
+        (str(folder / "*.yaml"), 2),
+        (f"all,{folder}", len(catalog.models()) + 2),
+    ):
         out = tmp_path / "w.xlsx"
         result = run("xlsx", "--models", spec, "--gpu", "h100-sxm", "-o", str(out))
         assert result.exit_code == 0, result.output
@@ -312,18 +385,28 @@ def test_show_takes_several_models_as_one_json_array():
 
 
 JSON_ARGS = {  # the least each --json command needs; a new --json command must be added here
-    "list": ["models"], "show": ["llama-3-8b", "qwen3-8b"], "bpe encode": ["hello world"],
-    "bpe stats": [], "numerics demo": [], "numerics round": ["1.001,65519", "--dtype", "fp16"],
-    "sample attention": [], "sample beam": [], "sample filter": [], "sample order": [],
-    "sample penalties": [], "sample rejection": [], "sample reproducibility": [],
+    "list": ["models"],
+    "show": ["llama-3-8b", "qwen3-8b"],
+    "bpe encode": ["hello world"],
+    "bpe stats": [],
+    "numerics demo": [],
+    "numerics round": ["1.001,65519", "--dtype", "fp16"],
+    "sample attention": [],
+    "sample beam": [],
+    "sample filter": [],
+    "sample order": [],
+    "sample penalties": [],
+    "sample rejection": [],
+    "sample reproducibility": [],
     "sample speculative": [],
-    "sample truncation": [], "stream demo": [], "tokens": ["README.md", "--tokenizers", "gpt2"],
+    "sample truncation": [],
+    "stream demo": [],
+    "tokens": ["README.md", "--tokenizers", "gpt2"],
     "validate": ["--time-model", "roofline", "-o", "{tmp}/v"],
 }
 
 
-@pytest.mark.parametrize("cmd", [c for c in COMMANDS if "--json" in run(*c, "--help").output],
-                         ids=" ".join)
+@pytest.mark.parametrize("cmd", [c for c in COMMANDS if "--json" in run(*c, "--help").output], ids=" ".join)
 def test_every_json_output_is_exactly_one_document(cmd, tmp_path):
     """Issue 15: every --json output of every command parses with json.loads (one document)."""
     args = [a.format(tmp=tmp_path) for a in JSON_ARGS[" ".join(cmd)]]
@@ -349,5 +432,9 @@ def test_cli_package_has_no_import_cycle():
         if "cli" in path.relative_to(root).parts[:1]:
             continue
         text = path.read_text()
-        assert "import typer" not in text and "ledgerbuild.cli" not in text \
-            and "from .cli" not in text and "from ..cli" not in text, path
+        assert (
+            "import typer" not in text
+            and "ledgerbuild.cli" not in text
+            and "from .cli" not in text
+            and "from ..cli" not in text
+        ), path

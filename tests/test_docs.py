@@ -1,6 +1,7 @@
 """Derivations: every .tex compiles with pdflatex, every Markdown math span converts to MathML
 (latex2mathml), the numbers in the documents equal `show --json`, catalog strings cannot
 inject LaTeX, templates fail with one clear line."""
+
 import json
 import os
 import re
@@ -34,8 +35,11 @@ def result_lines(markdown: str) -> dict:
     parts = ANCHOR.split(markdown)[1:]
     out = {}
     for name, body in zip(parts[::2], parts[1::2], strict=False):
-        lines = [ln.strip().removesuffix("\\\\").strip() for ln in math_blocks(body)[-1].splitlines()
-                 if ln.strip() and not ln.strip().startswith(("\\begin", "\\end"))]
+        lines = [
+            ln.strip().removesuffix("\\\\").strip()
+            for ln in math_blocks(body)[-1].splitlines()
+            if ln.strip() and not ln.strip().startswith(("\\begin", "\\end"))
+        ]
         out[name] = lines[-1].removeprefix("&= ")
     return out
 
@@ -55,8 +59,12 @@ def _need_pdflatex():
 
 
 def _compile(tex_path):
-    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
-                          tex_path.name], cwd=tex_path.parent, capture_output=True, timeout=300)
+    run = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", tex_path.name],
+        cwd=tex_path.parent,
+        capture_output=True,
+        timeout=300,
+    )
     # pdflatex wraps its output at 79 bytes, splitting multi-byte characters: decode leniently
     return run.returncode, run.stdout.decode("utf-8", errors="replace")
 
@@ -73,7 +81,7 @@ def test_every_tex_compiles(docs_dir):
         assert code == 0, (tex.name, log[-2000:])
         assert (tex.with_suffix(".pdf")).stat().st_size > 10_000
         # nothing runs past the margin (issue 15): equations scale to the line, text breaks
-        assert "Overfull \\hbox" not in log, (tex.name, log[log.find("Overfull"):][:400])
+        assert "Overfull \\hbox" not in log, (tex.name, log[log.find("Overfull") :][:400])
 
 
 def test_every_markdown_math_block_converts_to_mathml(docs_dir):
@@ -117,18 +125,22 @@ def test_derive_snippets_have_stable_anchor_and_label():
 def test_eqref_to_a_snippet_prints_its_number(tmp_path):
     """Issue 15: two snippets in one document; \\eqref of the second prints (2)."""
     _need_pdflatex()
-    first, second = (runner.invoke(app, ["derive", "llama-3-8b", q, "--format", "tex"]).output
-                     for q in ("params_total", "kv_bytes_per_token"))
+    first, second = (
+        runner.invoke(app, ["derive", "llama-3-8b", q, "--format", "tex"]).output
+        for q in ("params_total", "kv_bytes_per_token")
+    )
     (tmp_path / "a.tex").write_text(
-        "\\documentclass{article}\\usepackage{amsmath,graphicx}\\begin{document}\n" + first
-        + second + "See \\eqref{eq:llama-3-8b:kv_bytes_per_token} and "
-        "\\eqref{eq:llama-3-8b:params_total}.\n\\end{document}\n")
+        "\\documentclass{article}\\usepackage{amsmath,graphicx}\\begin{document}\n"
+        + first
+        + second
+        + "See \\eqref{eq:llama-3-8b:kv_bytes_per_token} and "
+        "\\eqref{eq:llama-3-8b:params_total}.\n\\end{document}\n"
+    )
     for _ in range(2):  # the second pass resolves the references
         code, log = _compile(tmp_path / "a.tex")
         assert code == 0, log[-1500:]
     assert "Overfull" not in log
-    text = subprocess.run(["pdftotext", "a.pdf", "-"], cwd=tmp_path, capture_output=True,
-                          text=True).stdout
+    text = subprocess.run(["pdftotext", "a.pdf", "-"], cwd=tmp_path, capture_output=True, text=True).stdout
     assert "See (2) and (1)." in text
 
 
@@ -153,13 +165,16 @@ def test_catalog_strings_cannot_inject_latex(tmp_path):
 def test_template_folder_errors_are_one_line(tmp_path):
     mine = tmp_path / "tpl"
     mine.mkdir()
-    result = runner.invoke(app, ["docs", "--format", "md", "--templates", str(mine), "-o",
-                                 str(tmp_path / "o")])
+    result = runner.invoke(
+        app, ["docs", "--format", "md", "--templates", str(mine), "-o", str(tmp_path / "o")]
+    )
     assert result.exit_code == 2 and "no templates found" in result.output
-    for body, message in [("line one\n{% for x in %}\n", "quantity.md.j2 line 2: template syntax error"),
-                          ("{{ 1/0 }}", "ZeroDivisionError"),
-                          ('{% include "nope.j2" %}', "'nope.j2' not found"),
-                          ("{{ ''.__class__.__mro__ }}", "unsafe")]:  # the sandbox holds
+    for body, message in [
+        ("line one\n{% for x in %}\n", "quantity.md.j2 line 2: template syntax error"),
+        ("{{ 1/0 }}", "ZeroDivisionError"),
+        ('{% include "nope.j2" %}', "'nope.j2' not found"),
+        ("{{ ''.__class__.__mro__ }}", "unsafe"),
+    ]:  # the sandbox holds
         (mine / "quantity.md.j2").write_text(body)
         result = runner.invoke(app, ["derive", "llama-3-8b", "params_total", "--templates", str(mine)])
         assert result.exit_code == 2 and message in result.output, result.output
@@ -182,8 +197,24 @@ def test_templates_export_then_override_a_single_file(tmp_path):
     snippet = runner.invoke(app, ["derive", "llama-3-8b", "kv_bytes_per_token", "--templates", str(mine)])
     assert snippet.output == "OURS kv_bytes_per_token = 131{,}072\\ \\text{bytes}\n"  # §5.1
     out = tmp_path / "o"
-    assert runner.invoke(app, ["docs", "--models", "llama-3-8b", "--format", "md", "--no-plots",
-                               "--templates", str(mine), "-o", str(out)]).exit_code == 0
+    assert (
+        runner.invoke(
+            app,
+            [
+                "docs",
+                "--models",
+                "llama-3-8b",
+                "--format",
+                "md",
+                "--no-plots",
+                "--templates",
+                str(mine),
+                "-o",
+                str(out),
+            ],
+        ).exit_code
+        == 0
+    )
     page = (out / "llama-3-8b.md").read_text()
     assert "OURS params_total" in page and "## Architecture" in page  # shipped model.md.j2
 
@@ -211,8 +242,11 @@ def test_large_results_carry_a_scaled_form_beside_the_exact_integer():
     """Issue 15: the exact integer, then about the same in T FLOP / B params; the scaled form is
     checked against the integer printed beside it, and 8.03 B against the lecture §3.1."""
     md = runner.invoke(app, ["derive", "llama-3-8b", "flops_prefill"]).output
-    exact, scaled = re.search(r"&= ([\d{},]+)\\ \\text\{FLOP\}\\ \(\\approx ([\d.]+)\\ "
-                              r"\\text\{TFLOP\}\)", md).groups()
+    exact, scaled = re.search(
+        r"&= ([\d{},]+)\\ \\text\{FLOP\}\\ \(\\approx ([\d.]+)\\ "
+        r"\\text\{TFLOP\}\)",
+        md,
+    ).groups()
     assert float(scaled) == float(f"{int(exact.replace('{,}', '')) / 1e12:.4g}")
     md = runner.invoke(app, ["derive", "llama-3-8b", "params_total"]).output
     assert r"(\approx 8.03\ \text{B params})" in md  # lecture §3.1: 8.03 B

@@ -5,6 +5,7 @@ toctree): the documents are the ones `ledgerbuild docs` writes.
 Each ```math fence must reach the page as display math: arithmatex's div in MkDocs, a math
 div in Sphinx; none may come out as a highlighted code block.
 """
+
 import re
 import subprocess
 import sys
@@ -31,7 +32,8 @@ def fences(page) -> int:
 
 
 def test_mkdocs_strict_build_renders_every_formula(pages):
-    (pages / "mkdocs.yml").write_text(textwrap.dedent("""\
+    (pages / "mkdocs.yml").write_text(
+        textwrap.dedent("""\
         site_name: ledger
         validation: {links: {anchors: warn, unrecognized_links: warn}}
         markdown_extensions:
@@ -43,9 +45,15 @@ def test_mkdocs_strict_build_renders_every_formula(pages):
                   class: arithmatex
                   format: !!python/object/apply:pymdownx.arithmatex.arithmatex_fenced_format
                     kwds: {mode: generic, tag: div}
-        """))
-    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q"],
-                         cwd=pages, capture_output=True, text=True, timeout=600)
+        """)
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q"],
+        cwd=pages,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     for model in MODELS.split(","):
         html = (pages / "site" / model / "index.html").read_text()
@@ -56,16 +64,23 @@ def test_mkdocs_strict_build_renders_every_formula(pages):
 
 def test_sphinx_myst_build_renders_every_formula(pages):
     src = pages / "docs"
-    (src / "conf.py").write_text(textwrap.dedent("""\
+    (src / "conf.py").write_text(
+        textwrap.dedent("""\
         extensions = ["myst_parser"]
         myst_fence_as_directive = ["math"]   # GitHub's ```math fence as MyST's math directive
         myst_heading_anchors = 2             # the index's contents link to the topic headings
         root_doc = "contents"
         exclude_patterns = ["_build"]
-        """))
+        """)
+    )
     (src / "contents.md").write_text("# Ledger\n\n```{toctree}\n:glob:\n\nindex\n*\n```\n")
-    run = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", ".",
-                          "_build"], cwd=src, capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", ".", "_build"],
+        cwd=src,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     for model in MODELS.split(","):
         html = (src / "_build" / f"{model}.html").read_text()

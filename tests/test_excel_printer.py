@@ -1,5 +1,6 @@
 """The Excel printer: one exact-string test per construct (expected strings are Excel syntax
 as documented by Microsoft: `^` for powers, unary minus binds tighter than `^`, IF/AND/MAX)."""
+
 import pytest
 import sympy as sp
 
@@ -10,7 +11,7 @@ x, y, z = sp.symbols("x y z")
 
 CASES = [
     ("power", x**2, "=x^2"),
-    ("unary-minus-before-power", -x**2, "=-(x^2)"),
+    ("unary-minus-before-power", -(x**2), "=-(x^2)"),
     ("minus-power-in-sum", y - x**2, "=y - (x^2)"),
     ("negative-coefficient", -2 * x, "=-2*x"),
     ("division", x / (y * z), "=x/(y*z)"),
@@ -36,8 +37,9 @@ def test_construct(expr, expected):
     assert excel_formula(expr, names) == expected
 
 
-@pytest.mark.parametrize("expr", [sp.zoo, sp.nan, sp.oo, sp.Function("mystery")(x),
-                                  sp.Piecewise((x, y > 0)), sp.I * x])
+@pytest.mark.parametrize(
+    "expr", [sp.zoo, sp.nan, sp.oo, sp.Function("mystery")(x), sp.Piecewise((x, y > 0)), sp.I * x]
+)
 def test_strict_unprintable_raises(expr):
     with pytest.raises(ExcelPrintError):
         excel_formula(expr)

@@ -6,6 +6,7 @@ string, a list, NaN, a boolean where a count belongs) is never accepted.
 
 Marked slow (about a minute, 1,250 examples): it runs with the referees in CI.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -28,16 +29,35 @@ from ledgerbuild.families import REQUIRED
 from ledgerbuild.ledger import load_formulas
 
 pytestmark = pytest.mark.slow
-EXAMPLES = settings(max_examples=250, deadline=None, database=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow])
+EXAMPLES = settings(
+    max_examples=250,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 # values no count or number field may take: (YAML/JSON value, it must be refused where read)
-BAD = [("abc", True), (float("nan"), True), (float("inf"), True), ([1, 2], True),
-       ({"a": 1}, True), (True, True), ("4096", True), ("٤٠٩٦", True), (4096.5, True),
-       (-1, True), (10**30, True), (None, False), (0, False), ("", True), (1e308, True),
-       ("\x1b[31m", True), ("[bold]x[/bold]", True)]
+BAD = [
+    ("abc", True),
+    (float("nan"), True),
+    (float("inf"), True),
+    ([1, 2], True),
+    ({"a": 1}, True),
+    (True, True),
+    ("4096", True),
+    ("٤٠٩٦", True),
+    (4096.5, True),
+    (-1, True),
+    (10**30, True),
+    (None, False),
+    (0, False),
+    ("", True),
+    (1e308, True),
+    ("\x1b[31m", True),
+    ("[bold]x[/bold]", True),
+]
 # the fields the ledger reads from the base model (a Llama: no MLA or MoE fields)
-READ = set(REQUIRED) | {"num_key_value_heads", "head_dim", "tie_word_embeddings",
-                        "attention_bias"}
+READ = set(REQUIRED) | {"num_key_value_heads", "head_dim", "tie_word_embeddings", "attention_bias"}
 BASE_MODEL = "llama-3.2-1b"
 TMP = Path(tempfile.mkdtemp(prefix="ledgerbuild-fuzz-"))
 
@@ -95,8 +115,7 @@ def base_entry() -> dict:
 
 
 @EXAMPLES
-@given(field=st.sampled_from(sorted(base_entry()["config"]) + sorted(READ)),
-       bad=st.sampled_from(BAD))
+@given(field=st.sampled_from(sorted(base_entry()["config"]) + sorted(READ)), bad=st.sampled_from(BAD))
 def test_model_yaml_fields(field, bad):
     value, refused = bad
     entry = base_entry()
@@ -110,9 +129,12 @@ def test_model_yaml_fields(field, bad):
 
 
 @EXAMPLES
-@given(field=st.sampled_from(sorted(base_entry()["config"]) + ["model_type", "architectures",
-                                                                 "text_config", "_name_or_path"]),
-       bad=st.sampled_from(BAD + [("\ud800", True), ([[[[[]]]]], True)]))
+@given(
+    field=st.sampled_from(
+        sorted(base_entry()["config"]) + ["model_type", "architectures", "text_config", "_name_or_path"]
+    ),
+    bad=st.sampled_from(BAD + [("\ud800", True), ([[[[[]]]]], True)]),
+)
 def test_hf_config_fields(field, bad):
     value, refused = bad
     config = dict(base_entry()["config"])
@@ -124,14 +146,16 @@ def test_hf_config_fields(field, bad):
         path.write_text(json.dumps(config, ensure_ascii=True), encoding="utf-8")
     code, err = run("show", str(path), "--json")
     one_line_or_ok(code, err, (field, value))
-    if must_refuse(field, value, refused) or (refused and field == "model_type"
-                                              and not isinstance(value, str)):
+    if must_refuse(field, value, refused) or (
+        refused and field == "model_type" and not isinstance(value, str)
+    ):
         assert code == 2, (field, value)
 
 
 def gpu_entry() -> dict:
-    return yaml.safe_load(catalog.model_paths()[BASE_MODEL].parent.parent.joinpath(
-        "hardware", "h100-sxm.yaml").read_text())
+    return yaml.safe_load(
+        catalog.model_paths()[BASE_MODEL].parent.parent.joinpath("hardware", "h100-sxm.yaml").read_text()
+    )
 
 
 @EXAMPLES
@@ -145,21 +169,61 @@ def test_gpu_yaml_fields(field, bad):
     code, err = run("show", BASE_MODEL, "--gpu", str(path), "--json")
     one_line_or_ok(code, err, (field, value))
     numeric = isinstance(gpu_entry()[field], (int, float))
-    zero_ok = field in ("fp8_dense_tflops", "fp4_dense_tflops", "int8_dense_tops",
-                        "interconnect_hop_latency_us", "price_usd_per_gpu_hour")
-    if numeric and refused and not (value == 4096.5 and field != "memory_mib") \
-            and not (value == 0 and zero_ok):
+    zero_ok = field in (
+        "fp8_dense_tflops",
+        "fp4_dense_tflops",
+        "int8_dense_tops",
+        "interconnect_hop_latency_us",
+        "price_usd_per_gpu_hour",
+    )
+    if (
+        numeric
+        and refused
+        and not (value == 4096.5 and field != "memory_mib")
+        and not (value == 0 and zero_ok)
+    ):
         assert code == 2, (field, value)
 
 
-SET_VALUES = ["abc", "nan", "inf", "-inf", "1/0", "1e5000", "1e1000000", "-5", "0", "1e-400",
-              "0x10", "٤", "true", "", "=", "1,000", "[1]", "2.5", "1/3", "3e308", "-0",
-              "9" * 5000, " 7 ", "+1", ".5", "5.", "1e3", "NaN", "\x1b[31m", "[/x]"]
+SET_VALUES = [
+    "abc",
+    "nan",
+    "inf",
+    "-inf",
+    "1/0",
+    "1e5000",
+    "1e1000000",
+    "-5",
+    "0",
+    "1e-400",
+    "0x10",
+    "٤",
+    "true",
+    "",
+    "=",
+    "1,000",
+    "[1]",
+    "2.5",
+    "1/3",
+    "3e308",
+    "-0",
+    "9" * 5000,
+    " 7 ",
+    "+1",
+    ".5",
+    "5.",
+    "1e3",
+    "NaN",
+    "\x1b[31m",
+    "[/x]",
+]
 
 
 @EXAMPLES
-@given(name=st.sampled_from(sorted(load_formulas().known_names()) + ["nope", "", "gpu_count"]),
-       value=st.sampled_from(SET_VALUES))
+@given(
+    name=st.sampled_from(sorted(load_formulas().known_names()) + ["nope", "", "gpu_count"]),
+    value=st.sampled_from(SET_VALUES),
+)
 def test_set_values(name, value):
     code, err = run("show", BASE_MODEL, "--set", f"{name}={value}", "--json")
     one_line_or_ok(code, err, (name, value))
@@ -167,13 +231,57 @@ def test_set_values(name, value):
         assert code == 2, (name, value)
 
 
-COMMANDS = [["show"], ["list"], ["xlsx"], ["docs"], ["derive"], ["sweep"], ["calibrate"],
-            ["validate"], ["import-config"], ["templates", "export"], ["sample", "filter"],
-            ["bpe", "train"], ["tokens"], ["numerics", "round"], ["stream", "demo"], ["nope"]]
-ARGS = ["", "-", "--", "--models", "--gpu", "--gpus", "0", "-1", "abc", "all", "llama-3-8b",
-        "h100-sxm", "--set", "x=1", "--json", "-o", "/dev/null/x", "/proc/self", "--vocab",
-        "3000000000", "--tokenizers", ",", "[/x]", "\x1b[31m", "-h", "--version", "nonexistent.yaml",
-        "--sweep-model", "--format", "pdf", "1e9"]
+COMMANDS = [
+    ["show"],
+    ["list"],
+    ["xlsx"],
+    ["docs"],
+    ["derive"],
+    ["sweep"],
+    ["calibrate"],
+    ["validate"],
+    ["import-config"],
+    ["templates", "export"],
+    ["sample", "filter"],
+    ["bpe", "train"],
+    ["tokens"],
+    ["numerics", "round"],
+    ["stream", "demo"],
+    ["nope"],
+]
+ARGS = [
+    "",
+    "-",
+    "--",
+    "--models",
+    "--gpu",
+    "--gpus",
+    "0",
+    "-1",
+    "abc",
+    "all",
+    "llama-3-8b",
+    "h100-sxm",
+    "--set",
+    "x=1",
+    "--json",
+    "-o",
+    "/dev/null/x",
+    "/proc/self",
+    "--vocab",
+    "3000000000",
+    "--tokenizers",
+    ",",
+    "[/x]",
+    "\x1b[31m",
+    "-h",
+    "--version",
+    "nonexistent.yaml",
+    "--sweep-model",
+    "--format",
+    "pdf",
+    "1e9",
+]
 
 
 @EXAMPLES

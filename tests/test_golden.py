@@ -4,6 +4,7 @@ Each case cites its section. `digits` compares at the precision the document pri
 figure rounded as printed); `rel` is a relative tolerance stated where the document says
 "about". seeds/000 = lecture P2, seeds/001 = shapes and formulas, seeds/002 = prerequisites.
 """
+
 import pytest
 
 from ledgerbuild.evaluate import evaluate as evaluate_any
@@ -12,8 +13,13 @@ from ledgerbuild.evaluate import to_plain
 # The lecture's scenario, pinned: its budget (utilisation x memory - weights, nothing reserved,
 # batch cap 256), marketed GB read as 1e9 bytes, the roofline floor, 3 USD per GPU-hour (§6.3).
 # Cases override it.
-LECTURE = {"serving_engine": "lecture", "memory_gb_unit_bytes": "1000000000",
-           "time_model": "roofline", "gpu_count_setting": "1", "price_per_gpu_hour": "3"}
+LECTURE = {
+    "serving_engine": "lecture",
+    "memory_gb_unit_bytes": "1000000000",
+    "time_model": "roofline",
+    "gpu_count_setting": "1",
+    "price_per_gpu_hour": "3",
+}
 
 
 def evaluate(model, sets=None):
@@ -23,11 +29,18 @@ def evaluate(model, sets=None):
 SERVE = {"time_model": "lecture-serving"}
 FP8 = {"weight_dtype": "fp8", "kv_dtype": "fp8"}
 AT_4K = {"prompt_tokens": 4096, "output_tokens": 0}
-W7B = {"gpu": "a100-80gb-sxm", "weight_dtype": "fp16", "prompt_tokens": 8192,
-       "output_tokens": 512, "params_total": 7e9}
+W7B = {
+    "gpu": "a100-80gb-sxm",
+    "weight_dtype": "fp16",
+    "prompt_tokens": 8192,
+    "output_tokens": 512,
+    "params_total": 7e9,
+}
 
 # (id with section, model, --set, quantity, expected, scale, check)
 # check: ("exact",) | ("round", digits) | ("rel", tolerance)
+# one cited case per line: a table
+# fmt: off
 CASES = [
     ("000-3.1-llama3-8b-total", "llama-3-8b", {}, "params_total", 8_030_261_248, 1, ("exact",)),
     ("000-3.1-per-layer-attention-0.42e8", "llama-3-8b", {}, "params_attn_layer", 0.42, 1e8, ("round", 2)),
@@ -103,6 +116,7 @@ CASES = [
     ("002-worked-decode-6.9ms", "llama-2-7b", W7B, "tpot_weights_only_s", 6.9, 1e-3, ("round", 1)),
     ("002-worked-decode-3.5s", "llama-2-7b", W7B, "decode_weights_only_s", 3.5, 1, ("round", 1)),
 ]
+# fmt: on
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
@@ -141,8 +155,12 @@ def test_000_3_2_mistral_vs_llama3_gap_is_vocabulary():
     """§3.2: Mistral-7B and Llama-3-8B differ by about 0.8 B parameters, nearly all vocabulary."""
     llama, mistral = evaluate("llama-3-8b"), evaluate("mistral-7b-v0.1")
     gap = llama.value("params_total") - mistral.value("params_total")
-    vocab_gap = (llama.value("params_embedding") + llama.value("params_lm_head")
-                 - mistral.value("params_embedding") - mistral.value("params_lm_head"))
+    vocab_gap = (
+        llama.value("params_embedding")
+        + llama.value("params_lm_head")
+        - mistral.value("params_embedding")
+        - mistral.value("params_lm_head")
+    )
     assert round(float(gap) / 1e9, 1) == 0.8
     assert gap == vocab_gap
 

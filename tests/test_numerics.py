@@ -1,6 +1,7 @@
 """Numerics (issue 10): formats as data, per-part precision, the math rate, training and LoRA
 memory, and the numerical simulation. Expected figures come from the cited specifications, the
 model card, ZeRO and seeds/002, or from ml_dtypes/numpy as the independent engine."""
+
 import json
 import re
 
@@ -28,8 +29,17 @@ def value(model, name, **sets):
 
 # --- 1. formats as data --------------------------------------------------------------------
 BITS_PER_ELEMENT = {  # the issue's figures: OCP MX v1.0 Table 1, NVIDIA NVFP4, AWQ g128
-    "nvfp4": 4.5, "mxfp4": 4.25, "mxfp8": 8.25, "int4-g128": 4.25, "int8": 8, "fp8": 8,
-    "e5m2": 8, "bf16": 16, "fp16": 16, "fp32": 32}
+    "nvfp4": 4.5,
+    "mxfp4": 4.25,
+    "mxfp8": 8.25,
+    "int4-g128": 4.25,
+    "int8": 8,
+    "fp8": 8,
+    "e5m2": 8,
+    "bf16": 16,
+    "fp16": 16,
+    "fp32": 32,
+}
 
 
 def test_list_dtypes_json_derives_bits_per_element_and_shows_every_field():
@@ -37,23 +47,40 @@ def test_list_dtypes_json_derives_bits_per_element_and_shows_every_field():
     assert result.exit_code == 0, result.output
     rows = {r["id"]: r for r in json.loads(result.output)}
     assert {k: rows[k]["bits_per_element"] for k in BITS_PER_ELEMENT} == BITS_PER_ELEMENT
-    for field in ("max", "min_normal", "unit_roundoff", "sign_bits", "exponent_bits",
-                  "mantissa_bits", "bias", "has_inf", "has_nan", "block_size", "scale_dtype",
-                  "zero_point_dtype"):
+    for field in (
+        "max",
+        "min_normal",
+        "unit_roundoff",
+        "sign_bits",
+        "exponent_bits",
+        "mantissa_bits",
+        "bias",
+        "has_inf",
+        "has_nan",
+        "block_size",
+        "scale_dtype",
+        "zero_point_dtype",
+    ):
         assert field in rows["nvfp4"]
     assert rows["nvfp4"]["scale_dtype"] == "fp8" and rows["mxfp4"]["scale_dtype"] == "e8m0"
 
 
 @pytest.mark.parametrize("dtype_id", sorted(BITS_PER_ELEMENT))
 def test_weight_bits_per_param_is_built_from_the_format(dtype_id):
-    assert value("llama-3-8b", "weight_bits_per_param", weight_dtype=dtype_id) \
-        == BITS_PER_ELEMENT[dtype_id]
+    assert value("llama-3-8b", "weight_bits_per_param", weight_dtype=dtype_id) == BITS_PER_ELEMENT[dtype_id]
 
 
-ML_DTYPES = {"fp32": np.float32, "bf16": ml_dtypes.bfloat16, "fp16": np.float16,
-             "fp8": ml_dtypes.float8_e4m3fn, "e5m2": ml_dtypes.float8_e5m2,
-             "nvfp4": ml_dtypes.float4_e2m1fn, "mxfp4": ml_dtypes.float4_e2m1fn,
-             "mxfp8": ml_dtypes.float8_e4m3fn, "e8m0": ml_dtypes.float8_e8m0fnu}
+ML_DTYPES = {
+    "fp32": np.float32,
+    "bf16": ml_dtypes.bfloat16,
+    "fp16": np.float16,
+    "fp8": ml_dtypes.float8_e4m3fn,
+    "e5m2": ml_dtypes.float8_e5m2,
+    "nvfp4": ml_dtypes.float4_e2m1fn,
+    "mxfp4": ml_dtypes.float4_e2m1fn,
+    "mxfp8": ml_dtypes.float8_e4m3fn,
+    "e8m0": ml_dtypes.float8_e8m0fnu,
+}
 
 
 @pytest.mark.parametrize("dtype_id", sorted(ML_DTYPES))
@@ -69,12 +96,19 @@ def test_float_format_fields_equal_ml_dtypes_finfo(dtype_id):
 # --- 2. math rate and dequantisation -------------------------------------------------------
 def test_nvfp4_runs_at_the_fp4_peak_on_blackwell_and_fp8_on_hopper():
     b200, h100 = catalog.gpus()["b200"], catalog.gpus()["h100-sxm"]
-    assert value("llama-3-70b", "peak_flops_per_s", gpu="b200", weight_dtype="nvfp4") \
-        == b200.fp4_dense_tflops * 1e12 == 9e15  # HGX B200: 18 PF FP4 sparse per GPU
-    assert value("llama-3-70b", "peak_flops_per_s", gpu="h100-sxm", weight_dtype="nvfp4") \
+    assert (
+        value("llama-3-70b", "peak_flops_per_s", gpu="b200", weight_dtype="nvfp4")
+        == b200.fp4_dense_tflops * 1e12
+        == 9e15
+    )  # HGX B200: 18 PF FP4 sparse per GPU
+    assert (
+        value("llama-3-70b", "peak_flops_per_s", gpu="h100-sxm", weight_dtype="nvfp4")
         == h100.fp8_dense_tflops * 1e12
-    assert value("llama-3-70b", "peak_flops_per_s", gpu="h100-sxm", weight_dtype="int4-g128") \
-        == h100.bf16_dense_tflops * 1e12  # weight-only: 16-bit math
+    )
+    assert (
+        value("llama-3-70b", "peak_flops_per_s", gpu="h100-sxm", weight_dtype="int4-g128")
+        == h100.bf16_dense_tflops * 1e12
+    )  # weight-only: 16-bit math
 
 
 @pytest.mark.parametrize("time_model", ["calibrated", "roofline"])
@@ -96,10 +130,10 @@ def test_gpt_oss_checkpoint_size_with_mxfp4_experts(model, gib):
 
 
 def test_embedding_and_head_in_their_own_formats():
-    ev = evaluate("llama-3-8b", {"weight_dtype": "int4-g128", "embedding_dtype": "bf16",
-                                 "lm_head_dtype": "bf16"})
-    emb, head, total = (int(ev.value(k)) for k in ("params_embedding", "params_lm_head",
-                                                   "params_total"))
+    ev = evaluate(
+        "llama-3-8b", {"weight_dtype": "int4-g128", "embedding_dtype": "bf16", "lm_head_dtype": "bf16"}
+    )
+    emb, head, total = (int(ev.value(k)) for k in ("params_embedding", "params_lm_head", "params_total"))
     assert float(ev.value("weight_bytes")) == (total - emb - head) * 4.25 / 8 + (emb + head) * 2
     follows = evaluate("llama-3-8b", {"weight_dtype": "nvfp4"})
     assert follows.keys["embedding_dtype"] == follows.keys["lm_head_dtype"] == "nvfp4"
@@ -127,10 +161,19 @@ def test_activation_bytes_per_layer_korthikanti():
     """Korthikanti et al. 2022 §4: s b h (34 + 5 a s / h) without recomputation, 2 s b h with
     full recomputation; Llama-3-8B h = 4096, a = 32, s = 4096, b = 2."""
     s, b, h, a = 4096, 2, 4096, 32
-    assert value("llama-3-8b", "activation_bytes_per_layer", train_seq_tokens=s,
-                 micro_batch=b) == s * b * h * (34 + 5 * a * s / h)
-    assert value("llama-3-8b", "activation_bytes_per_layer", train_seq_tokens=s, micro_batch=b,
-                 activation_recompute=1) == 2 * s * b * h
+    assert value(
+        "llama-3-8b", "activation_bytes_per_layer", train_seq_tokens=s, micro_batch=b
+    ) == s * b * h * (34 + 5 * a * s / h)
+    assert (
+        value(
+            "llama-3-8b",
+            "activation_bytes_per_layer",
+            train_seq_tokens=s,
+            micro_batch=b,
+            activation_recompute=1,
+        )
+        == 2 * s * b * h
+    )
 
 
 def test_qlora_memory_is_the_4bit_base_plus_16_bytes_per_adapter_param():
@@ -139,15 +182,18 @@ def test_qlora_memory_is_the_4bit_base_plus_16_bytes_per_adapter_param():
 
 
 # --- bad input -----------------------------------------------------------------------------
-@pytest.mark.parametrize("args, names", [
-    (["show", "llama-3-8b", "--set", "weight_dtype=fp5"], "fp5"),
-    (["show", "llama-3-8b", "--set", "expert_dtype=int3"], "int3"),
-    (["show", "llama-3-8b", "--set", "lora_rank=-1"], "lora_rank"),
-    (["numerics", "round", "1,2", "--dtype", "nvfp4", "--block-size", "0"], "--block-size"),
-    (["numerics", "demo", "nope"], "nope"),
-    (["numerics", "round", ","], "values"),
-    (["numerics", "round", "1e999"], "finite"),
-])
+@pytest.mark.parametrize(
+    "args, names",
+    [
+        (["show", "llama-3-8b", "--set", "weight_dtype=fp5"], "fp5"),
+        (["show", "llama-3-8b", "--set", "expert_dtype=int3"], "int3"),
+        (["show", "llama-3-8b", "--set", "lora_rank=-1"], "lora_rank"),
+        (["numerics", "round", "1,2", "--dtype", "nvfp4", "--block-size", "0"], "--block-size"),
+        (["numerics", "demo", "nope"], "nope"),
+        (["numerics", "round", ","], "values"),
+        (["numerics", "round", "1e999"], "finite"),
+    ],
+)
 def test_bad_numerics_input_is_one_line_exit_2(args, names):
     result = run(*args)
     assert result.exit_code == 2
@@ -155,11 +201,14 @@ def test_bad_numerics_input_is_one_line_exit_2(args, names):
     assert len(lines) == 1 and names in lines[0], result.output
 
 
-@pytest.mark.parametrize("row, field", [
-    ({"block_size": 0}, "block_size"),
-    ({"scale_dtype": "fp9"}, "scale_dtype"),
-    ({"mantissa_bits": 2}, "(entry)"),
-])
+@pytest.mark.parametrize(
+    "row, field",
+    [
+        ({"block_size": 0}, "block_size"),
+        ({"scale_dtype": "fp9"}, "scale_dtype"),
+        ({"mantissa_bits": 2}, "(entry)"),
+    ],
+)
 def test_bad_dtype_row_names_the_field(row, field, tmp_path):
     base = catalog.row("dtypes", "nvfp4").model_dump(exclude={"scale_bits"})
     rows = [catalog.row("dtypes", "fp8").model_dump(exclude={"scale_bits"}), {**base, **row}]
@@ -207,8 +256,7 @@ def test_outlier_disturbs_its_block_only():
 def test_e5m2_keeps_range_e4m3_keeps_precision():
     rows = {(r["format"], r["per-tensor scale"]): r for r in numerics.demo_fp8_gradients()}
     assert rows["e4m3", False]["flushed to zero"] > rows["e5m2", False]["flushed to zero"]
-    assert rows["e4m3", True]["median rel error (kept)"] \
-        < rows["e5m2", True]["median rel error (kept)"]
+    assert rows["e4m3", True]["median rel error (kept)"] < rows["e5m2", True]["median rel error (kept)"]
 
 
 def test_numerics_report_writes_markdown_and_plot(tmp_path):

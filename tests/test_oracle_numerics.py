@@ -1,6 +1,7 @@
 """Numerics against independent engines: torch's casts (round_to bit for bit), PEFT's LoRA
 layers (lora_params on meta-device transformers models), torch's flop counter over a training
 step (training_flops_per_token)."""
+
 import json
 
 import numpy as np
@@ -15,8 +16,7 @@ from ledgerbuild.sim.numerics import round_to
 
 pytestmark = pytest.mark.oracle
 
-TORCH = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp8": torch.float8_e4m3fn,
-         "e5m2": torch.float8_e5m2}
+TORCH = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp8": torch.float8_e4m3fn, "e5m2": torch.float8_e5m2}
 
 
 def random_float32(n=100_000, seed=0):
@@ -37,8 +37,11 @@ def test_round_to_equals_torch_cast_bit_for_bit(dtype_id):
     assert np.array_equal(ours[~nan].view(np.int64), theirs[~nan].view(np.int64))
 
 
-DENSE_GQA = sorted(m for m, e in catalog.models().items()
-                   if not e.config.get("kv_lora_rank") and evaluate(m).tags >= {"dense", "gqa"})
+DENSE_GQA = sorted(
+    m
+    for m, e in catalog.models().items()
+    if not e.config.get("kv_lora_rank") and evaluate(m).tags >= {"dense", "gqa"}
+)
 TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
 
 
@@ -49,16 +52,26 @@ def test_lora_params_equal_peft(model_id):
     model = causal_lm(catalog.models()[model_id].config, "meta")
     names = {n.rsplit(".", 1)[-1] for n, _ in model.named_modules()}
     if not set(TARGETS) <= names:
-        pytest.skip(f"fused projections ({sorted(names & {'qkv_proj', 'gate_up_proj'})}): "
-                    "the ledger counts separate q, k, v, gate, up")
+        pytest.skip(
+            f"fused projections ({sorted(names & {'qkv_proj', 'gate_up_proj'})}): "
+            "the ledger counts separate q, k, v, gate, up"
+        )
     peft_model = get_peft_model(model, LoraConfig(r=16, target_modules=TARGETS))
     trainable = sum(p.numel() for p in peft_model.parameters() if p.requires_grad)
     assert evaluate(model_id, {"lora_rank": "16"}).value("lora_params") == trainable
 
 
-TINY = dict(model_type="llama", architectures=["LlamaForCausalLM"], hidden_size=64,
-            num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
-            intermediate_size=96, vocab_size=101)
+TINY = dict(
+    model_type="llama",
+    architectures=["LlamaForCausalLM"],
+    hidden_size=64,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    head_dim=16,
+    intermediate_size=96,
+    vocab_size=101,
+)
 SEQ = 12
 
 

@@ -1,5 +1,6 @@
 """Hypothesis-generated Llama shapes: params_total equals transformers' model on the meta device
 (GQA, and MHA when n_kv = n_h)."""
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -11,8 +12,7 @@ from ledgerbuild.families import ledger_fields
 
 pytestmark = pytest.mark.oracle
 
-FAST = settings(max_examples=30, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture])
+FAST = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @st.composite
@@ -20,12 +20,19 @@ def llama_configs(draw, mha=None):
     n_kv = draw(st.integers(1, 4))
     group = 1 if mha else draw(st.integers(1, 4))
     width = n_kv * group * draw(st.integers(1, 12))  # transformers: heads divide hidden_size
-    return dict(model_type="llama", architectures=["LlamaForCausalLM"],
-                hidden_size=width, num_hidden_layers=draw(st.integers(1, 4)),
-                num_attention_heads=n_kv * group, num_key_value_heads=n_kv,
-                head_dim=2 * draw(st.integers(1, 16)), intermediate_size=draw(st.integers(4, 128)),
-                vocab_size=draw(st.integers(8, 500)),
-                tie_word_embeddings=draw(st.booleans()), attention_bias=draw(st.booleans()))
+    return dict(
+        model_type="llama",
+        architectures=["LlamaForCausalLM"],
+        hidden_size=width,
+        num_hidden_layers=draw(st.integers(1, 4)),
+        num_attention_heads=n_kv * group,
+        num_key_value_heads=n_kv,
+        head_dim=2 * draw(st.integers(1, 16)),
+        intermediate_size=draw(st.integers(4, 128)),
+        vocab_size=draw(st.integers(8, 500)),
+        tie_word_embeddings=draw(st.booleans()),
+        attention_bias=draw(st.booleans()),
+    )
 
 
 def _entry(config):

@@ -9,6 +9,7 @@
   not compared).
 - KV bytes equal the cache tensors transformers allocates.
 """
+
 import json
 
 import pytest
@@ -29,23 +30,64 @@ def test_params_total_equals_transformers_meta_model(model_id):
 
 
 TINY = {
-    "llama": dict(model_type="llama", architectures=["LlamaForCausalLM"], hidden_size=64,
-                  num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-                  head_dim=16, intermediate_size=96, vocab_size=101, attention_bias=True),
-    "qwen2": dict(model_type="qwen2", architectures=["Qwen2ForCausalLM"], hidden_size=48,
-                  num_hidden_layers=3, num_attention_heads=6, num_key_value_heads=2,
-                  intermediate_size=80, vocab_size=97, tie_word_embeddings=True),
-    "mixtral": dict(model_type="mixtral", architectures=["MixtralForCausalLM"], hidden_size=64,
-                    num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-                    head_dim=16, intermediate_size=96, vocab_size=101, num_local_experts=4,
-                    num_experts_per_tok=2),
-    "deepseek_v3": dict(model_type="deepseek_v3", architectures=["DeepseekV3ForCausalLM"],
-                        hidden_size=64, num_hidden_layers=3, num_attention_heads=4,
-                        num_key_value_heads=4, intermediate_size=96, vocab_size=101,
-                        n_routed_experts=4, num_experts_per_tok=2, n_shared_experts=1,
-                        moe_intermediate_size=32, first_k_dense_replace=1, q_lora_rank=24,
-                        kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=4, v_head_dim=8,
-                        n_group=1, topk_group=1),
+    "llama": dict(
+        model_type="llama",
+        architectures=["LlamaForCausalLM"],
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=16,
+        intermediate_size=96,
+        vocab_size=101,
+        attention_bias=True,
+    ),
+    "qwen2": dict(
+        model_type="qwen2",
+        architectures=["Qwen2ForCausalLM"],
+        hidden_size=48,
+        num_hidden_layers=3,
+        num_attention_heads=6,
+        num_key_value_heads=2,
+        intermediate_size=80,
+        vocab_size=97,
+        tie_word_embeddings=True,
+    ),
+    "mixtral": dict(
+        model_type="mixtral",
+        architectures=["MixtralForCausalLM"],
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=16,
+        intermediate_size=96,
+        vocab_size=101,
+        num_local_experts=4,
+        num_experts_per_tok=2,
+    ),
+    "deepseek_v3": dict(
+        model_type="deepseek_v3",
+        architectures=["DeepseekV3ForCausalLM"],
+        hidden_size=64,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        intermediate_size=96,
+        vocab_size=101,
+        n_routed_experts=4,
+        num_experts_per_tok=2,
+        n_shared_experts=1,
+        moe_intermediate_size=32,
+        first_k_dense_replace=1,
+        q_lora_rank=24,
+        kv_lora_rank=16,
+        qk_nope_head_dim=8,
+        qk_rope_head_dim=4,
+        v_head_dim=8,
+        n_group=1,
+        topk_group=1,
+    ),
 }
 PROMPT = 10
 
@@ -70,8 +112,10 @@ def tiny(request, tmp_path_factory):
     for phase, fc in (("prefill", prefill), ("decode", decode)):
         ops = {str(op): n for op, n in fc.get_flop_counts()["Global"].items()}
         # linear layers: aten.mm, or aten.addmm when they carry a bias; eager attention: bmm
-        counts[phase] = {"linear": ops.get("aten.mm", 0) + ops.get("aten.addmm", 0),
-                         "attention": ops.get("aten.bmm", 0)}
+        counts[phase] = {
+            "linear": ops.get("aten.mm", 0) + ops.get("aten.addmm", 0),
+            "attention": ops.get("aten.bmm", 0),
+        }
     return str(path), model, counts, out.past_key_values
 
 
@@ -108,7 +152,6 @@ def test_prefill_matmul_flops_equal_flop_counter(tiny):
 
 def test_kv_bytes_equal_cache_tensors(tiny):
     path, _, _, cache = tiny
-    cached = sum(t.numel() * t.element_size() for layer in cache.layers
-                 for t in (layer.keys, layer.values))
+    cached = sum(t.numel() * t.element_size() for layer in cache.layers for t in (layer.keys, layer.values))
     r = evaluate(path, {"context_tokens": str(PROMPT + 1), "kv_dtype": "fp32"})
     assert r.value("kv_bytes_at_context") == cached

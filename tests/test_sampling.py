@@ -1,5 +1,6 @@
 """Sampling (lecture §7): golden values, transformers' logits processors as the referee, and the
 rejection sampler's distribution against the sort-based one."""
+
 import math
 from collections import Counter
 from fractions import Fraction
@@ -68,8 +69,9 @@ def test_rejection_matches_sorted_distribution():
     probs /= probs.sum()
     want = filter_probs(np.log(probs), top_p=0.8)
     for dual in (False, True):
-        draws = Counter(sample_rejection(probs, top_p=0.8, rng=rng, dual_pivot=dual)[0]
-                        for _ in range(40_000))
+        draws = Counter(
+            sample_rejection(probs, top_p=0.8, rng=rng, dual_pivot=dual)[0] for _ in range(40_000)
+        )
         support = np.flatnonzero(want > 0)
         assert set(draws) <= set(support)
         expected = want[support] * 40_000
@@ -80,8 +82,17 @@ def test_rejection_matches_sorted_distribution():
         assert chi2 < q999, (dual, chi2, q999)
 
 
-@pytest.mark.parametrize("bad", [dict(temperature=-1), dict(top_p=0), dict(top_p=1.5),
-                                 dict(top_k=-1), dict(prompt_ids=[99]), dict(min_p=2)])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(temperature=-1),
+        dict(top_p=0),
+        dict(top_p=1.5),
+        dict(top_k=-1),
+        dict(prompt_ids=[99]),
+        dict(min_p=2),
+    ],
+)
 def test_bad_parameters_raise_value_error(bad):
     with pytest.raises(ValueError):
         filter_probs(np.zeros(10), **bad)
@@ -126,7 +137,12 @@ def test_cli_sample_filter_and_bad_parameters():
     runner = CliRunner()
     out = runner.invoke(app, ["sample", "filter", "--temperature", "1.5", "--top-p", "0.9", "--json"])
     assert json.loads(out.output)[0]["kept_tokens"] == 10_705  # §7.2
-    for bad in (["--top-p", "1.5"], ["--top-p", "0"], ["--temperature", "-1"], ["--top-k", "-2"],
-                ["--order", "sglang"]):
+    for bad in (
+        ["--top-p", "1.5"],
+        ["--top-p", "0"],
+        ["--temperature", "-1"],
+        ["--top-k", "-2"],
+        ["--order", "sglang"],
+    ):
         result = runner.invoke(app, ["sample", "filter", *bad])
         assert result.exit_code == 2 and result.output.startswith("error:"), bad

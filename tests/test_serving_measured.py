@@ -4,6 +4,7 @@ Expected figures come from the measurements (NVIDIA's published table) and from 
 acceptance bounds; physical plausibility bounds from datasheets. The lecture's own figures are
 in test_golden.py (its scenario pinned there).
 """
+
 import json
 
 import numpy as np
@@ -74,10 +75,17 @@ def test_shipped_fit_is_physically_plausible():
 
 
 def test_show_json_and_evaluate_agree_on_a_measured_row():
-    scenario = {"gpu": "h100-sxm", "gpu_count": "4", "pipeline_parallel": "1",
-                "weight_dtype": "fp8", "kv_dtype": "fp8", "prompt_tokens": "2048",
-                "output_tokens": "2048", "serving_engine": "tensorrt-llm",
-                "time_model": "calibrated"}
+    scenario = {
+        "gpu": "h100-sxm",
+        "gpu_count": "4",
+        "pipeline_parallel": "1",
+        "weight_dtype": "fp8",
+        "kv_dtype": "fp8",
+        "prompt_tokens": "2048",
+        "output_tokens": "2048",
+        "serving_engine": "tensorrt-llm",
+        "time_model": "calibrated",
+    }
     result = evaluate("llama-3-70b", scenario)
     args = [a for k, v in scenario.items() for a in ("--set", f"{k}={v}")]
     shown = json.loads(run("show", "llama-3-70b", *args, "--json").output)
@@ -100,14 +108,13 @@ def test_gpu_memory_is_what_the_driver_reports():
 def test_tensorrt_llm_keeps_more_kv_than_the_lecture_budget():
     """Llama 3.1 70B FP8 on one H100: TensorRT-LLM measured 3378 tok/s at 128/128, above the
     old decode-only ceiling, because its pool is 0.95 of what is free after the weights."""
-    sets = {"weight_dtype": "fp8", "kv_dtype": "fp8", "prompt_tokens": "128",
-            "output_tokens": "128"}
+    sets = {"weight_dtype": "fp8", "kv_dtype": "fp8", "prompt_tokens": "128", "output_tokens": "128"}
     trt = evaluate("llama-3-70b", {**sets, "serving_engine": "tensorrt-llm"})
-    lecture = evaluate("llama-3-70b", {**sets, "serving_engine": "lecture",
-                                       "memory_gb_unit_bytes": "1000000000"})
+    lecture = evaluate(
+        "llama-3-70b", {**sets, "serving_engine": "lecture", "memory_gb_unit_bytes": "1000000000"}
+    )
     assert trt.value("kv_budget_bytes_per_gpu") > 2 * lecture.value("kv_budget_bytes_per_gpu")
-    ceiling = evaluate("llama-3-70b", {**sets, "serving_engine": "tensorrt-llm",
-                                       "time_model": "roofline"})
+    ceiling = evaluate("llama-3-70b", {**sets, "serving_engine": "tensorrt-llm", "time_model": "roofline"})
     assert to_plain(ceiling.value("offline_throughput_tokens_per_s")) >= 3378.03
 
 
@@ -116,18 +123,21 @@ def test_pipeline_parallel_charges_every_gpu():
     two = evaluate("llama-3-70b", {"gpu_count": "2", "pipeline_parallel": "2"})
     assert to_plain(two.value("total_gpus")) == 4
     assert to_plain(two.value("weight_bytes_per_gpu")) * 2 == pytest.approx(
-        to_plain(one.value("weight_bytes_per_gpu")))
+        to_plain(one.value("weight_bytes_per_gpu"))
+    )
 
 
 def test_calibrate_writes_a_time_model_that_show_uses(tmp_path):
     src = tmp_path / "mine.csv"
-    src.write_text("model,gpu,precision,tp,pp,isl,osl,tokens_per_s\n"
-                   "llama-3-8b,h100-sxm,FP8,1,1,128,128,28836.77\n"
-                   "llama-3-8b,h100-sxm,FP8,1,1,2048,128,3556.73\n"
-                   "llama-3-8b,h100-sxm,FP8,1,1,128,2048,21109.38\n"
-                   "llama-3-8b,h100-sxm,FP8,1,1,1000,1000,15244.78\n"
-                   "llama-3-8b,h100-sxm,FP8,1,1,5000,500,3559.36\n"
-                   "llama-3-8b,h100-sxm,FP8,1,1,20000,2000,1401.31\n")
+    src.write_text(
+        "model,gpu,precision,tp,pp,isl,osl,tokens_per_s\n"
+        "llama-3-8b,h100-sxm,FP8,1,1,128,128,28836.77\n"
+        "llama-3-8b,h100-sxm,FP8,1,1,2048,128,3556.73\n"
+        "llama-3-8b,h100-sxm,FP8,1,1,128,2048,21109.38\n"
+        "llama-3-8b,h100-sxm,FP8,1,1,1000,1000,15244.78\n"
+        "llama-3-8b,h100-sxm,FP8,1,1,5000,500,3559.36\n"
+        "llama-3-8b,h100-sxm,FP8,1,1,20000,2000,1401.31\n"
+    )
     out = tmp_path / "my-cluster.yaml"
     result = run("calibrate", str(src), "-o", str(out))
     assert result.exit_code == 0, result.output
@@ -152,17 +162,22 @@ HEADER = "model,gpu,precision,tp,pp,isl,osl,tokens_per_s\n"
 GOOD = "llama-3-8b,h100-sxm,FP8,1,1,128,128,100\n"
 
 
-@pytest.mark.parametrize("body, says", [
-    ("model,gpu,precision,tp,isl,osl\nllama-3-8b,h100-sxm,FP8,1,128,128\n",
-     "row 1 field tokens_per_s: missing"),
-    (HEADER + "llama-9,h100-sxm,FP8,1,1,128,128,100\n", "row 1 field model: unknown model"),
-    (HEADER + "llama-3-8b,h900,FP8,1,1,128,128,100\n", "row 1 field gpu: unknown gpu"),
-    (HEADER + "llama-3-8b,h100-sxm,FP8,1,1,128,128,-3\n", "row 1 field tokens_per_s: must be"),
-    (HEADER + "llama-3-8b,h100-sxm,FP8,1,1,128,128,0\n", "row 1 field tokens_per_s: must be"),
-    (HEADER + GOOD + GOOD, "row 2 field tokens_per_s: duplicate of row 1"),
-    (HEADER + "llama-3-8b,h100-sxm,FP8,1.5,1,128,128,100\n", "row 1 field tp: must be a whole"),
-    (HEADER + "llama-3-8b,h100-sxm,FP3,1,1,128,128,100\n", "row 1 field precision: unknown dtype"),
-])
+@pytest.mark.parametrize(
+    "body, says",
+    [
+        (
+            "model,gpu,precision,tp,isl,osl\nllama-3-8b,h100-sxm,FP8,1,128,128\n",
+            "row 1 field tokens_per_s: missing",
+        ),
+        (HEADER + "llama-9,h100-sxm,FP8,1,1,128,128,100\n", "row 1 field model: unknown model"),
+        (HEADER + "llama-3-8b,h900,FP8,1,1,128,128,100\n", "row 1 field gpu: unknown gpu"),
+        (HEADER + "llama-3-8b,h100-sxm,FP8,1,1,128,128,-3\n", "row 1 field tokens_per_s: must be"),
+        (HEADER + "llama-3-8b,h100-sxm,FP8,1,1,128,128,0\n", "row 1 field tokens_per_s: must be"),
+        (HEADER + GOOD + GOOD, "row 2 field tokens_per_s: duplicate of row 1"),
+        (HEADER + "llama-3-8b,h100-sxm,FP8,1.5,1,128,128,100\n", "row 1 field tp: must be a whole"),
+        (HEADER + "llama-3-8b,h100-sxm,FP3,1,1,128,128,100\n", "row 1 field precision: unknown dtype"),
+    ],
+)
 def test_bad_measurement_files_get_one_line(tmp_path, body, says):
     path = tmp_path / "bad.csv"
     path.write_text(body)

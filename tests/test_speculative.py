@@ -1,6 +1,7 @@
 """Speculative decoding and MTP (issue 11): the ledger's formulas against published figures and
 an independent Monte Carlo; the exact simulation's claims (distribution kept, acceptance,
 greedy text, processors on both sides), each with a check that fails on a broken sampler."""
+
 import json
 
 import numpy as np
@@ -43,8 +44,9 @@ def test_speedup_at_batch_meets_both_limits_under_the_roofline():
     floor = {"time_model": "roofline", "gpu_count": "1"}
     one = values("llama-3-8b", batch_size="1", **floor)
     assert one["spec_speedup_at_batch"] == pytest.approx(one["spec_speedup_memory_bound"], rel=1e-12)
-    big = values("llama-3-8b", batch_size="4096", context_tokens="1", prompt_tokens="1",
-                 output_tokens="1", **floor)
+    big = values(
+        "llama-3-8b", batch_size="4096", context_tokens="1", prompt_tokens="1", output_tokens="1", **floor
+    )
     assert big["decode_compute_s"] > big["decode_memory_s"]
     assert big["spec_speedup_at_batch"] == pytest.approx(big["spec_speedup_compute_bound"], rel=1e-9)
     assert big["spec_speedup_at_batch"] < 1 < one["spec_speedup_at_batch"]
@@ -75,10 +77,16 @@ def test_mtp_parameters_match_deepseek_v3_readme_weights():
     assert values("llama-3-8b")["params_mtp"] == 0
 
 
-@pytest.mark.parametrize("name, value, needle", [
-    ("spec_acceptance", "1", "must be < 1"), ("spec_acceptance", "-0.1", "must be >= 0"),
-    ("spec_draft_tokens", "0", "must be >= 1"), ("spec_draft_tokens", "1.5", "whole number"),
-    ("spec_draft_cost", "-0.1", "must be >= 0")])
+@pytest.mark.parametrize(
+    "name, value, needle",
+    [
+        ("spec_acceptance", "1", "must be < 1"),
+        ("spec_acceptance", "-0.1", "must be >= 0"),
+        ("spec_draft_tokens", "0", "must be >= 1"),
+        ("spec_draft_tokens", "1.5", "whole number"),
+        ("spec_draft_cost", "-0.1", "must be >= 0"),
+    ],
+)
 def test_bad_speculation_input_is_one_line(name, value, needle):
     result = runner.invoke(app, ["show", "llama-3-8b", "--set", f"{name}={value}", "--json"])
     assert result.exit_code == 2
@@ -89,9 +97,15 @@ def test_bad_speculation_input_is_one_line(name, value, needle):
 def test_show_json_contract():
     args = ["show", "llama-3-8b", *sum((["--set", f"{k}={v}"] for k, v in ISSUE.items()), []), "--json"]
     q = json.loads(runner.invoke(app, args).output)["quantities"]
-    for name in ("spec_expected_tokens", "spec_speedup_memory_bound", "spec_speedup_compute_bound",
-                 "spec_turning_batch", "spec_speedup_at_batch", "spec_tpot_s",
-                 "spec_tokens_per_s_per_user"):
+    for name in (
+        "spec_expected_tokens",
+        "spec_speedup_memory_bound",
+        "spec_speedup_compute_bound",
+        "spec_turning_batch",
+        "spec_speedup_at_batch",
+        "spec_tpot_s",
+        "spec_tokens_per_s_per_user",
+    ):
         assert name in q
 
 
@@ -155,8 +169,9 @@ def test_sampling_module_exports_the_promised_api():
 
 def test_draft_model_gives_the_draft_cost_and_must_share_the_vocabulary():
     """--set spec_draft_model=ID: c = the draft's active parameters over the target's."""
-    shown = json.loads(runner.invoke(app, ["show", "llama-3-70b", "--set",
-                                           "spec_draft_model=llama-3.2-1b", "--json"]).output)
+    shown = json.loads(
+        runner.invoke(app, ["show", "llama-3-70b", "--set", "spec_draft_model=llama-3.2-1b", "--json"]).output
+    )
     small, big = (float(evaluate(m).values["params_active"]) for m in ("llama-3.2-1b", "llama-3-70b"))
     assert shown["scenario"]["spec_draft_model"] == "llama-3.2-1b"
     assert shown["scenario"]["spec_draft_cost"] == pytest.approx(small / big, rel=1e-12)
@@ -167,7 +182,8 @@ def test_draft_model_gives_the_draft_cost_and_must_share_the_vocabulary():
 def test_mtp_as_a_draft_reproduces_deepseeks_reported_speedup():
     """DeepSeek-V3 report §5.4.3: the second token's acceptance is 85-90 % and MTP speculation
     gives 1.8x the tokens per second. Memory-bound, gamma = 1: (1 + alpha) / (1 + c)."""
-    low, high = (values("deepseek-v3", spec_acceptance=a)["spec_mtp_speedup_memory_bound"]
-                 for a in ("0.85", "0.90"))
+    low, high = (
+        values("deepseek-v3", spec_acceptance=a)["spec_mtp_speedup_memory_bound"] for a in ("0.85", "0.90")
+    )
     assert round(low, 1) <= 1.8 <= round(high, 1)
     assert low == pytest.approx(1.85 / (1 + values("deepseek-v3")["spec_mtp_draft_cost"]))

@@ -1,5 +1,6 @@
 """The numpy tiny decoder and the §5/§7 demos built on it: transformers' LlamaForCausalLM with
 the same weights is the referee for the forward pass."""
+
 import numpy as np
 
 from ledgerbuild.sim.decoding import beam_search, sample_batch, sequence_log_prob
@@ -18,7 +19,7 @@ def test_kv_cache_equals_full_forward():
     model = TinyDecoder(seed=1, dtype=np.float64)
     tokens, stepwise = model.greedy(PROMPT, 12)
     full, _ = model.forward(PROMPT + tokens[:-1])
-    assert np.abs(full[len(PROMPT) - 1:] - stepwise).max() < 1e-10
+    assert np.abs(full[len(PROMPT) - 1 :] - stepwise).max() < 1e-10
 
 
 def test_5_2_gqa_equals_mha_with_duplicated_kv_heads():
@@ -58,7 +59,9 @@ def test_7_6_per_request_generators_are_reproducible():
     alone = sample_batch(model, [a], [42], 10, True)[0]
     assert sample_batch(model, [a] + others, [42, 1, 2], 10, True)[0] == alone
     assert sample_batch(model, others + [a], [1, 2, 42], 10, True)[2] == alone
-    shared = {tuple(sample_batch(model, [a], [42], 10, False)[0]),
-              tuple(sample_batch(model, [a] + others, [42, 1, 2], 10, False)[0]),
-              tuple(sample_batch(model, others + [a], [1, 2, 42], 10, False)[2])}
+    shared = {
+        tuple(sample_batch(model, [a], [42], 10, False)[0]),
+        tuple(sample_batch(model, [a] + others, [42, 1, 2], 10, False)[0]),
+        tuple(sample_batch(model, others + [a], [1, 2, 42], 10, False)[2]),
+    }
     assert len(shared) > 1

@@ -1,5 +1,6 @@
 """Tokenization and streaming (lecture §8): golden examples, HF `tokenizers` as the referee for
 BPE training and for streaming detokenization on real GPT-2 ids, round trips, CLI."""
+
 import json
 
 import pytest
@@ -30,9 +31,12 @@ _CHAR_TO_BYTE = {c: b for b, c in bytes_to_unicode().items()}
 def hf_merges(text: str, vocab_size: int) -> list[tuple[bytes, bytes]]:
     tok = HFTokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.train_from_iterator([text], trainers.BpeTrainer(
-        vocab_size=vocab_size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False))
+    tok.train_from_iterator(
+        [text],
+        trainers.BpeTrainer(
+            vocab_size=vocab_size, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+        ),
+    )
     merges = json.loads(tok.to_str())["model"]["merges"]
     return [tuple(bytes(_CHAR_TO_BYTE[c] for c in part) for part in m) for m in merges]
 
@@ -67,8 +71,9 @@ def test_merges_equal_hf_on_the_shipped_corpus():
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.text(alphabet=st.sampled_from("ab c的字🚀\n12!'s"), min_size=1, max_size=300),
-       st.integers(256, 330))
+@given(
+    st.text(alphabet=st.sampled_from("ab c的字🚀\n12!'s"), min_size=1, max_size=300), st.integers(256, 330)
+)
 def test_merges_equal_hf_on_generated_corpora(text, vocab_size):
     assert train(text, vocab_size, tie_break="hf").merges == hf_merges(text, vocab_size)
 
@@ -84,14 +89,21 @@ def test_round_trip(text):
 def gpt2():
     from transformers.convert_slow_tokenizer import TikTokenConverter
 
-    hf = TikTokenConverter(vocab_file=gpt2_tiktoken_path(), pattern=GPT2_PATTERN,
-                           extra_special_tokens={}).converted()
+    hf = TikTokenConverter(
+        vocab_file=gpt2_tiktoken_path(), pattern=GPT2_PATTERN, extra_special_tokens={}
+    ).converted()
     return load("gpt2"), hf
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize("text", [STREAM_TEXT, HALF_CHARS + " and some English 🚀🚀 表情 ✨",
-                                  "ä¸­æ–‡ mixed 中文 with emoji 👩‍💻 at the end 🚀"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        STREAM_TEXT,
+        HALF_CHARS + " and some English 🚀🚀 表情 ✨",
+        "ä¸­æ–‡ mixed 中文 with emoji 👩‍💻 at the end 🚀",
+    ],
+)
 def test_incremental_equals_decode_stream_on_gpt2(gpt2, text):
     """Step by step, the incremental detokenizer emits what HF DecodeStream emits. Difference
     by design: flush() at the end emits leftover bytes of an incomplete character as U+FFFD;
@@ -108,11 +120,26 @@ def test_incremental_equals_decode_stream_on_gpt2(gpt2, text):
 def test_cli_bpe_and_stream(tmp_path):
     corpus_file = tmp_path / "c.txt"
     corpus_file.write_text(corpus(), encoding="utf-8")
-    result = runner.invoke(app, ["bpe", "train", str(corpus_file), "--vocab-size", "400",
-                                 "--tie-break", "hf", "-o", str(tmp_path / "t.json")])
+    result = runner.invoke(
+        app,
+        [
+            "bpe",
+            "train",
+            str(corpus_file),
+            "--vocab-size",
+            "400",
+            "--tie-break",
+            "hf",
+            "-o",
+            str(tmp_path / "t.json"),
+        ],
+    )
     assert result.exit_code == 0 and "144 merges" in result.output
-    rows = json.loads(runner.invoke(app, ["bpe", "encode", HALF_CHARS, "--tokenizer",
-                                          str(tmp_path / "t.json"), "--json"]).output)
+    rows = json.loads(
+        runner.invoke(
+            app, ["bpe", "encode", HALF_CHARS, "--tokenizer", str(tmp_path / "t.json"), "--json"]
+        ).output
+    )
     assert b"".join(bytes.fromhex(r["bytes"]) for r in rows) == HALF_CHARS.encode("utf-8")
     assert runner.invoke(app, ["bpe", "stats"]).exit_code == 0
     out = runner.invoke(app, ["stream", "demo", "--json"]).output
@@ -133,10 +160,13 @@ def test_cli_tokens_compares_real_tokenizers(tmp_path):
         assert r["usd_at_price"] == pytest.approx(r["tokens"] * 2 / 1e6)
 
 
-@pytest.mark.parametrize("args,fragment", [
-    (["bpe", "train", "MISSING.txt"], "cannot read"),
-    (["tokens", "README.md", "--tokenizers", "gpt5"], "unknown tokenizer"),
-])
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (["bpe", "train", "MISSING.txt"], "cannot read"),
+        (["tokens", "README.md", "--tokenizers", "gpt5"], "unknown tokenizer"),
+    ],
+)
 def test_cli_bad_input(args, fragment):
     result = runner.invoke(app, args)
     assert result.exit_code == 2 and fragment in result.output
@@ -158,7 +188,8 @@ def test_missing_optional_package_names_what_to_install(monkeypatch):
     import importlib.util
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "quicktok" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "quicktok" else real(name, *a)
+    )
     result = runner.invoke(app, ["tokens", "README.md", "--tokenizers", "llama3"])
     assert result.exit_code == 2 and "pip install quicktok-v1" in result.output

@@ -10,6 +10,7 @@ cells are compared again each time. Every formula cell's cached value (what view
 not recalculate show) equals what LibreOffice recalculates. Finally the workbook survives a
 LibreOffice load and re-save.
 """
+
 import json
 import math
 import os
@@ -37,8 +38,11 @@ FORMAT_CHANGE = {"weight_dtype": "nvfp4"}  # picked on the Inputs sheet: the par
 
 
 def _need_libreoffice():
-    ok = shutil.which("soffice") and os.path.exists(UNO_PYTHON) and subprocess.run(
-        [UNO_PYTHON, "-c", "import uno"], capture_output=True).returncode == 0
+    ok = (
+        shutil.which("soffice")
+        and os.path.exists(UNO_PYTHON)
+        and subprocess.run([UNO_PYTHON, "-c", "import uno"], capture_output=True).returncode == 0
+    )
     if not ok:
         message = "LibreOffice with python3-uno is not installed (the README's test command installs it)"
         pytest.fail(message) if os.environ.get("CI") else pytest.skip(message)
@@ -65,24 +69,48 @@ def recalculated(tmp_path_factory):
     save_atomically(wb, path)
     reloaded = openpyxl.load_workbook(path)  # the workbook reloads in openpyxl
     cached = openpyxl.load_workbook(path, data_only=True)
-    formulas = [[ws.title, c.coordinate] for ws in reloaded.worksheets for row in ws.iter_rows()
-                for c in row if isinstance(c.value, str) and c.value.startswith("=")]
-    changes = [[*_cell_of(reloaded, k), float(v) if k != "gpu" else v]
-               for k, v in SCENARIO_CHANGE.items()]
-    changes.append([*_models_cell(reloaded, CHANGED_MODEL, "num_key_value_heads"),
-                    float(MODEL_CHANGE["num_key_value_heads"])])
-    picks = [[[*_cell_of(reloaded, k), v] for k, v in change.items()]
-             for change in (FP8_CHANGE, FORMAT_CHANGE)]
-    request = {"path": str(path), "read": [[c.sheet, c.coord] for c in cells],
-               "steps": [changes, *picks], "resave": str(tmp / "resaved.xlsx"),
-               "read_text": formulas}
-    run = subprocess.run([UNO_PYTHON, os.path.join(os.path.dirname(__file__), "lo_recalc.py")],
-                         input=json.dumps(request), capture_output=True, text=True, timeout=900)
+    formulas = [
+        [ws.title, c.coordinate]
+        for ws in reloaded.worksheets
+        for row in ws.iter_rows()
+        for c in row
+        if isinstance(c.value, str) and c.value.startswith("=")
+    ]
+    changes = [[*_cell_of(reloaded, k), float(v) if k != "gpu" else v] for k, v in SCENARIO_CHANGE.items()]
+    changes.append(
+        [
+            *_models_cell(reloaded, CHANGED_MODEL, "num_key_value_heads"),
+            float(MODEL_CHANGE["num_key_value_heads"]),
+        ]
+    )
+    picks = [
+        [[*_cell_of(reloaded, k), v] for k, v in change.items()] for change in (FP8_CHANGE, FORMAT_CHANGE)
+    ]
+    request = {
+        "path": str(path),
+        "read": [[c.sheet, c.coord] for c in cells],
+        "steps": [changes, *picks],
+        "resave": str(tmp / "resaved.xlsx"),
+        "read_text": formulas,
+    }
+    run = subprocess.run(
+        [UNO_PYTHON, os.path.join(os.path.dirname(__file__), "lo_recalc.py")],
+        input=json.dumps(request),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     answer = json.loads(run.stdout)
-    return SimpleNamespace(cells=cells, steps=answer["steps"], tmp=tmp, reloaded=reloaded,
-                           formulas=formulas, recalculated=answer["text"],
-                           cached=[cached[s][c].value for s, c in formulas])
+    return SimpleNamespace(
+        cells=cells,
+        steps=answer["steps"],
+        tmp=tmp,
+        reloaded=reloaded,
+        formulas=formulas,
+        recalculated=answer["text"],
+        cached=[cached[s][c].value for s, c in formulas],
+    )
 
 
 def _mismatches(cells, values, sets_for):
@@ -121,11 +149,16 @@ def test_every_formula_cell_equals_the_ledger(recalculated):
 def test_cached_values_equal_what_libreoffice_recalculates(recalculated):
     """Issue 14: every formula cell carries a value for viewers that do not recalculate."""
     bad = []
-    for where, cached, live in zip(recalculated.formulas, recalculated.cached,
-                                   recalculated.recalculated, strict=True):
-        same = cached == live if isinstance(live, str) else (
-            isinstance(cached, (int, float)) and math.isclose(cached, live, rel_tol=1e-12,
-                                                              abs_tol=1e-3))
+    for where, cached, live in zip(
+        recalculated.formulas, recalculated.cached, recalculated.recalculated, strict=True
+    ):
+        same = (
+            cached == live
+            if isinstance(live, str)
+            else (
+                isinstance(cached, (int, float)) and math.isclose(cached, live, rel_tol=1e-12, abs_tol=1e-3)
+            )
+        )
         if not same:
             bad.append((where, cached, live))
     assert bad == []
@@ -135,6 +168,7 @@ def _changed(*changes):
     def sets_for(model):
         out = {k: v for change in changes for k, v in change.items()}
         return {**out, **(MODEL_CHANGE if model == CHANGED_MODEL else {})}
+
     return sets_for
 
 
@@ -147,15 +181,18 @@ def test_after_changing_inputs_every_cell_equals_the_changed_ledger(recalculated
 def test_after_picking_fp8_every_cell_equals_the_ledger(recalculated):
     steps = recalculated.steps
     assert steps[2]["values"] != steps[1]["values"]
-    assert _mismatches(recalculated.cells, steps[2]["values"],
-                       _changed(SCENARIO_CHANGE, FP8_CHANGE)) == []
+    assert _mismatches(recalculated.cells, steps[2]["values"], _changed(SCENARIO_CHANGE, FP8_CHANGE)) == []
 
 
 def test_after_picking_nvfp4_every_cell_equals_the_ledger(recalculated):
     steps = recalculated.steps
     assert steps[3]["values"] != steps[2]["values"]
-    assert _mismatches(recalculated.cells, steps[3]["values"],
-                       _changed(SCENARIO_CHANGE, FP8_CHANGE, FORMAT_CHANGE)) == []
+    assert (
+        _mismatches(
+            recalculated.cells, steps[3]["values"], _changed(SCENARIO_CHANGE, FP8_CHANGE, FORMAT_CHANGE)
+        )
+        == []
+    )
 
 
 def test_survives_libreoffice_resave(recalculated):
@@ -187,8 +224,12 @@ def test_summary_and_a_model_sheet_render_as_a_reader_sees_them(recalculated, tm
         pytest.fail("poppler-utils is not installed (the README's test command installs it)")
     tmp = recalculated.tmp
     script = os.path.join(os.path.dirname(__file__), "..", "scripts", "render_workbook.py")
-    run = subprocess.run([sys.executable, script, str(tmp / "ledger.xlsx"), str(tmp_path),
-                          "Summary", "llama-3-8b"], capture_output=True, text=True, timeout=900)
+    run = subprocess.run(
+        [sys.executable, script, str(tmp / "ledger.xlsx"), str(tmp_path), "Summary", "llama-3-8b"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     for name in ("Summary", "llama-3-8b"):
         assert (tmp_path / f"{name}.png").stat().st_size > 20_000

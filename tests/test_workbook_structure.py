@@ -1,5 +1,6 @@
 """Workbook structure without LibreOffice: defined names Excel accepts, catalog strings kept as
 text, and the exact evaluator agreeing with sympy's own arithmetic."""
+
 import math
 import re
 
@@ -77,9 +78,13 @@ def test_exact_evaluator_equals_sympy_arithmetic(model_id):
 def test_no_formula_over_500_characters(workbook):
     """Issue 14 (FAST Standard / ICAEW codes: short formulas); the workings sheets hold the
     steps that would otherwise be inlined."""
-    longest = max((len(c.value), ws.title, c.coordinate) for ws in workbook.worksheets
-                  for row in ws.iter_rows() for c in row
-                  if isinstance(c.value, str) and c.value.startswith("="))
+    longest = max(
+        (len(c.value), ws.title, c.coordinate)
+        for ws in workbook.worksheets
+        for row in ws.iter_rows()
+        for c in row
+        if isinstance(c.value, str) and c.value.startswith("=")
+    )
     assert longest[0] <= 500, longest
 
 
@@ -113,21 +118,25 @@ def test_long_ids_sharing_31_characters_get_their_own_sheets(tmp_path):
 
 def test_every_computed_sheet_has_a_check_cell_and_numbers_are_validated(workbook):
     for ws in workbook.worksheets:
-        if ws.title in ("About", "GPUs", "Precisions", "Workloads", "TimeModels", "Engines",
-                        "Training"):
+        if ws.title in ("About", "GPUs", "Precisions", "Workloads", "TimeModels", "Engines", "Training"):
             continue
         checks = [c for c in ws[1] if isinstance(c.value, str) and "ISERROR" in c.value]
         assert len(checks) == 1, ws.title
-    rules = {str(dv.sqref): (dv.type, dv.operator, dv.formula1)
-             for dv in workbook["Inputs"].data_validations.dataValidation if dv.type != "list"}
+    rules = {
+        str(dv.sqref): (dv.type, dv.operator, dv.formula1)
+        for dv in workbook["Inputs"].data_validations.dataValidation
+        if dv.type != "list"
+    }
     assert ("whole", "greaterThanOrEqual", "1") in rules.values()  # e.g. pipeline_parallel >= 1
 
 
-CACHE_SCENARIOS = [pytest.param({}, id="default"),
-                   pytest.param({"gpu": "b200", "weight_dtype": "fp8", "kv_dtype": "fp8"},
-                                id="b200-fp8", marks=pytest.mark.slow),
-                   pytest.param({"price_per_gpu_hour": "1.85"}, id="price",
-                                marks=pytest.mark.slow)]
+CACHE_SCENARIOS = [
+    pytest.param({}, id="default"),
+    pytest.param(
+        {"gpu": "b200", "weight_dtype": "fp8", "kv_dtype": "fp8"}, id="b200-fp8", marks=pytest.mark.slow
+    ),
+    pytest.param({"price_per_gpu_hour": "1.85"}, id="price", marks=pytest.mark.slow),
+]
 
 
 @pytest.mark.parametrize("sets", CACHE_SCENARIOS)
@@ -143,9 +152,15 @@ def test_cached_values_equal_the_exact_ledger(sets, built, tmp_path):
         path, cells = built
     formulas = openpyxl.load_workbook(path)
     cached = openpyxl.load_workbook(path, data_only=True)
-    missing = [(ws.title, c.coordinate) for ws in formulas.worksheets for row in ws.iter_rows()
-               for c in row if isinstance(c.value, str) and c.value.startswith("=")
-               and cached[ws.title][c.coordinate].value is None]
+    missing = [
+        (ws.title, c.coordinate)
+        for ws in formulas.worksheets
+        for row in ws.iter_rows()
+        for c in row
+        if isinstance(c.value, str)
+        and c.value.startswith("=")
+        and cached[ws.title][c.coordinate].value is None
+    ]
     assert missing == []
     results, bad = {}, []
     for cell in cells:
@@ -157,8 +172,7 @@ def test_cached_values_equal_the_exact_ledger(sets, built, tmp_path):
             ok = got == "does not fit"
         else:
             want = float(res.value(cell.quantity)) * cell.scale
-            ok = isinstance(got, (int, float)) and math.isclose(got, want, rel_tol=1e-12,
-                                                                abs_tol=1e-3)
+            ok = isinstance(got, (int, float)) and math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-3)
         if not ok:
             bad.append((cell, got))
     assert bad == [] and len(cells) > 30000

@@ -4,6 +4,7 @@ Thin by design: every number comes from `ledgerbuild.evaluate`, every file from 
 commands live in ledger_commands, output_commands and sim_commands, each registering on the
 one app of `common` (no module imports this package back).
 """
+
 from __future__ import annotations
 
 import gc

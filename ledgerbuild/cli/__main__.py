@@ -1,4 +1,5 @@
 """python -m ledgerbuild.cli"""
+
 from . import main
 
 main()

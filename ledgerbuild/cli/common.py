@@ -1,6 +1,7 @@
 """What every command shares: the Typer app, the console, the one-line error contract
 (`guarded`: a LedgerError or a file error becomes one line on stderr and exit code 2) and the
 options that read the same everywhere (--gpus, --set)."""
+
 from __future__ import annotations
 
 import typer
@@ -10,19 +11,26 @@ from rich.text import Text
 from .. import __version__
 from ..errors import LedgerError, one_line
 
-app = typer.Typer(add_completion=True, no_args_is_help=True, rich_markup_mode="markdown",
-                  context_settings={"help_option_names": ["-h", "--help"]},
-                  help="The arithmetic of transformer LLM inference: parameters, FLOPs, KV "
-                       "cache, memory, latency floors and cost, declared once in sympy.")
-SET_HELP = "Override any input (model field by its config.json name, or a scenario input) or " \
-           "quantity: NAME=VALUE. Repeatable."
+app = typer.Typer(
+    add_completion=True,
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    help="The arithmetic of transformer LLM inference: parameters, FLOPs, KV "
+    "cache, memory, latency floors and cost, declared once in sympy.",
+)
+SET_HELP = (
+    "Override any input (model field by its config.json name, or a scenario input) or "
+    "quantity: NAME=VALUE. Repeatable."
+)
 out = Console()
 
 
 def print_error(message: str) -> None:
     """One line on stderr; the message is data (no markup, no control characters)."""
-    Console(stderr=True).print(Text("error: ", style="red") + Text(one_line(message)),
-                               highlight=False, soft_wrap=True)
+    Console(stderr=True).print(
+        Text("error: ", style="red") + Text(one_line(message)), highlight=False, soft_wrap=True
+    )
 
 
 def fail(message: str) -> None:
@@ -37,8 +45,11 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
-def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                       help="Print the version and exit.")):
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+):
     """The arithmetic of transformer LLM inference: parameters, FLOPs, KV cache, memory,
     latency floors and cost, declared once in sympy."""
 
@@ -80,5 +91,5 @@ def guarded(fn):
         except OSError as e:
             where = f"{e.filename}: " if e.filename else ""
             fail(f"{where}{e.strerror or e}")
-    return wrapper
 
+    return wrapper

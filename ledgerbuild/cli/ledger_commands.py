@@ -1,4 +1,5 @@
 """Ledger commands: list, show, import-config, calibrate, validate, sweep."""
+
 from __future__ import annotations
 
 import sys
@@ -12,10 +13,12 @@ from .common import GPUS_HELP, SET_HELP, _sets, app, gpu_count_setting, guarded,
 
 @app.command("list", rich_help_panel="Ledger")
 @guarded
-def list_(what: str = typer.Argument(..., help="models | gpus | workloads | quantities | "
-                                                "dtypes | time_models | engines | "
-                                                "training_recipes"),
-          json_: bool = typer.Option(False, "--json", help="Print JSON for scripts.")):
+def list_(
+    what: str = typer.Argument(
+        ..., help="models | gpus | workloads | quantities | dtypes | time_models | engines | training_recipes"
+    ),
+    json_: bool = typer.Option(False, "--json", help="Print JSON for scripts."),
+):
     """List a catalog or the ledger's quantities.
 
     Examples:
@@ -29,6 +32,7 @@ def list_(what: str = typer.Argument(..., help="models | gpus | workloads | quan
         raise LedgerError(f"unknown list {what!r}; valid: {', '.join(LISTS)}")
     if json_:
         import json
+
         out.print_json(json.dumps(list_rows(what), default=str))
     else:
         show_list(what, out)
@@ -36,19 +40,23 @@ def list_(what: str = typer.Argument(..., help="models | gpus | workloads | quan
 
 @app.command(rich_help_panel="Ledger")
 @guarded
-def show(models: list[str] = typer.Argument(..., help="Catalog ids, model YAML paths or HF "
-                                                     "config.json files (one or more)"),
-         gpu: str | None = typer.Option(None, help="GPU id or GPU YAML path [h100-sxm]"),
-         gpus: str | None = typer.Option(None, "--gpus", help=GPUS_HELP),
-         workload: str | None = typer.Option(None, help="Workload id [chat]"),
-         time_model: str | None = typer.Option(None, help="Time model id or YAML file "
-                                                  "[calibrated; roofline for the floor]"),
-         engine: str | None = typer.Option(None, help="Serving engine: vllm | tensorrt-llm "
-                                              "| lecture [vllm]"),
-         pp: int | None = typer.Option(None, "--pp", help="Pipeline-parallel stages [1]"),
-         set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
-         json_: bool = typer.Option(False, "--json", help="Print one JSON document: an object "
-                                    "for one model, an array for several.")):
+def show(
+    models: list[str] = typer.Argument(
+        ..., help="Catalog ids, model YAML paths or HF config.json files (one or more)"
+    ),
+    gpu: str | None = typer.Option(None, help="GPU id or GPU YAML path [h100-sxm]"),
+    gpus: str | None = typer.Option(None, "--gpus", help=GPUS_HELP),
+    workload: str | None = typer.Option(None, help="Workload id [chat]"),
+    time_model: str | None = typer.Option(
+        None, help="Time model id or YAML file [calibrated; roofline for the floor]"
+    ),
+    engine: str | None = typer.Option(None, help="Serving engine: vllm | tensorrt-llm | lecture [vllm]"),
+    pp: int | None = typer.Option(None, "--pp", help="Pipeline-parallel stages [1]"),
+    set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
+    json_: bool = typer.Option(
+        False, "--json", help="Print one JSON document: an object for one model, an array for several."
+    ),
+):
     """Every quantity of one or more models for a scenario.
 
     Examples:
@@ -63,9 +71,17 @@ def show(models: list[str] = typer.Argument(..., help="Catalog ids, model YAML p
     from ..evaluate import Evaluator
     from ..writers.terminal import show_table
 
-    evaluator = Evaluator(_sets(set_, gpu=gpu, gpu_count_setting=gpu_count_setting(gpus),
-                                workload=workload, time_model=time_model,
-                                serving_engine=engine, pipeline_parallel=pp))
+    evaluator = Evaluator(
+        _sets(
+            set_,
+            gpu=gpu,
+            gpu_count_setting=gpu_count_setting(gpus),
+            workload=workload,
+            time_model=time_model,
+            serving_engine=engine,
+            pipeline_parallel=pp,
+        )
+    )
     results = [evaluator.evaluate(m) for m in models]  # every model checked before printing
     if json_:
         docs = [r.as_json() for r in results]
@@ -90,19 +106,22 @@ def import_config(config: Path = typer.Argument(..., help="An HF config.json")):
     sys.stdout.write(export_entry(entry))
 
 
-MEASURED_HELP = "Measurement file (YAML rows or CSV): model, gpu, precision, tp, pp, isl, osl, " \
-                "tokens_per_s [the shipped TensorRT-LLM v0.17 table]"
+MEASURED_HELP = (
+    "Measurement file (YAML rows or CSV): model, gpu, precision, tp, pp, isl, osl, "
+    "tokens_per_s [the shipped TensorRT-LLM v0.17 table]"
+)
 
 
 @app.command(rich_help_panel="Ledger")
 @guarded
-def calibrate(measurements: Path | None = typer.Argument(None, help=MEASURED_HELP),
-              output: Path = typer.Option(Path("build/calibrated.yaml"), "-o", "--output",
-                                          help="Time-model YAML to write"),
-              name: str | None = typer.Option(None, help="Time-model id [the output file's "
-                                                 "name]"),
-              engine: str = typer.Option("tensorrt-llm", help="Engine the rows were measured "
-                                         "with (engine table id)")):
+def calibrate(
+    measurements: Path | None = typer.Argument(None, help=MEASURED_HELP),
+    output: Path = typer.Option(
+        Path("build/calibrated.yaml"), "-o", "--output", help="Time-model YAML to write"
+    ),
+    name: str | None = typer.Option(None, help="Time-model id [the output file's name]"),
+    engine: str = typer.Option("tensorrt-llm", help="Engine the rows were measured with (engine table id)"),
+):
     """Fit the time model's efficiencies per GPU to measured throughput.
 
     Writes a time-model YAML usable as `--time-model FILE` and a per-row report (CSV).
@@ -129,8 +148,7 @@ def _calibrate(measurements, output: Path, name, engine):
 
     name = name or output.stem
     if not re.match(ID, name):
-        raise LedgerError(f"--name {name!r}: a time-model id is lowercase letters, digits, '.', "
-                          "'_' and '-'")
+        raise LedgerError(f"--name {name!r}: a time-model id is lowercase letters, digits, '.', '_' and '-'")
     path, rows = measured.load(measurements)
     prepared = calibration.prepare(rows, engine)
     fitted, fallback = calibration.fit(prepared)
@@ -148,22 +166,26 @@ def _print_summary(s: dict, title: str) -> None:
     for col in ("GPU", "rows", "median |error|", "p90 |error|", "max |error|"):
         table.add_column(col, justify="left" if col == "GPU" else "right")
     for gpu, e in [*s["per_gpu"].items(), ("all", s["overall"])]:
-        table.add_row(gpu, str(e["rows"]), f"{e['median']:.1%}", f"{e['p90']:.1%}",
-                      f"{e['max']:.1%}")
+        table.add_row(gpu, str(e["rows"]), f"{e['median']:.1%}", f"{e['p90']:.1%}", f"{e['max']:.1%}")
     out.print(table)
-    out.print(f"rows above the roofline ceiling: {len(s['ceiling_breaks'])}"
-              + (f" (rows {', '.join(map(str, s['ceiling_breaks']))})" if s["ceiling_breaks"]
-                 else ""), highlight=False)
+    out.print(
+        f"rows above the roofline ceiling: {len(s['ceiling_breaks'])}"
+        + (f" (rows {', '.join(map(str, s['ceiling_breaks']))})" if s["ceiling_breaks"] else ""),
+        highlight=False,
+    )
 
 
 @app.command(rich_help_panel="Ledger")
 @guarded
-def validate(measurements: Path | None = typer.Argument(None, help=MEASURED_HELP),
-             time_model: str = typer.Option("calibrated", help="Time-model id or YAML file"),
-             engine: str = typer.Option("tensorrt-llm", help="Engine the rows were measured with"),
-             output: Path = typer.Option(Path("build/validate"), "-o", "--output",
-                                         help="Path stem of the CSV, PNG and SVG"),
-             json_: bool = typer.Option(False, "--json", help="Print one JSON object.")):
+def validate(
+    measurements: Path | None = typer.Argument(None, help=MEASURED_HELP),
+    time_model: str = typer.Option("calibrated", help="Time-model id or YAML file"),
+    engine: str = typer.Option("tensorrt-llm", help="Engine the rows were measured with"),
+    output: Path = typer.Option(
+        Path("build/validate"), "-o", "--output", help="Path stem of the CSV, PNG and SVG"
+    ),
+    json_: bool = typer.Option(False, "--json", help="Print one JSON object."),
+):
     """Put the ledger's offline throughput beside measurements: error table, ceiling breaks,
     a log-log plot.
 
@@ -182,22 +204,24 @@ def validate(measurements: Path | None = typer.Argument(None, help=MEASURED_HELP
 
     path, rows = measured.load(measurements)
     if output.with_suffix(".csv").resolve() == path.resolve():
-        raise LedgerError(f"--output {output}: would overwrite the measurements {path}; pick "
-                          "another path stem")
+        raise LedgerError(
+            f"--output {output}: would overwrite the measurements {path}; pick another path stem"
+        )
     time_model = load_time_model(time_model)
     prepared = calibration.prepare(rows, engine, time_model)
     predicted, ceiling = calibration.predict(prepared), calibration.ceiling(prepared)
     s = summary(prepared, predicted, ceiling)
     write_csv(output.with_suffix(".csv"), rows_table(prepared, predicted, ceiling))
-    write_plot(output, prepared, predicted, f"{path.name}: time model {time_model}, "
-               f"engine {engine}")
+    write_plot(output, prepared, predicted, f"{path.name}: time model {time_model}, engine {engine}")
     if json_:
-        sys.stdout.write(json.dumps({"measurements": str(path), "time_model": time_model,
-                                     "engine": engine, **s}) + "\n")
+        sys.stdout.write(
+            json.dumps({"measurements": str(path), "time_model": time_model, "engine": engine, **s}) + "\n"
+        )
     else:
-        _print_summary(s, f"{path.name} vs offline_throughput_tokens_per_s (time model "
-                          f"{time_model}, engine {engine})")
-        out.print(f"wrote {output.with_suffix('.csv')}, {output.with_suffix('.png')}, "
-                  f"{output.with_suffix('.svg')}", highlight=False)
-
-
+        _print_summary(
+            s, f"{path.name} vs offline_throughput_tokens_per_s (time model {time_model}, engine {engine})"
+        )
+        out.print(
+            f"wrote {output.with_suffix('.csv')}, {output.with_suffix('.png')}, {output.with_suffix('.svg')}",
+            highlight=False,
+        )

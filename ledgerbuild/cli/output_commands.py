@@ -1,4 +1,5 @@
 """Output commands: xlsx, docs, derive, templates export."""
+
 from __future__ import annotations
 
 import sys
@@ -12,16 +13,21 @@ from .common import GPUS_HELP, SET_HELP, _sets, app, gpu_count_setting, guarded,
 
 @app.command(rich_help_panel="Outputs")
 @guarded
-def xlsx(models: str = typer.Option("all", help="all, or comma-separated ids / YAML paths"),
-         gpu: str = typer.Option("all", "--gpu", help="GPUs of the GPU table and the Compare "
-                                 "columns: all, or comma-separated ids / GPU YAML paths"),
-         gpus: str | None = typer.Option(None, "--gpus", help=GPUS_HELP),
-         workload: str | None = typer.Option(None, help="Workload id [chat]"),
-         set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
-         sweep_model: str | None = typer.Option(None, help="Model of the Sweeps sheet "
-                                                   "[llama-3-8b if selected, else the first]"),
-         output: Path = typer.Option(Path("build/ledger.xlsx"), "-o", "--output",
-                                     help="Workbook path")):
+def xlsx(
+    models: str = typer.Option("all", help="all, or comma-separated ids / YAML paths"),
+    gpu: str = typer.Option(
+        "all",
+        "--gpu",
+        help="GPUs of the GPU table and the Compare columns: all, or comma-separated ids / GPU YAML paths",
+    ),
+    gpus: str | None = typer.Option(None, "--gpus", help=GPUS_HELP),
+    workload: str | None = typer.Option(None, help="Workload id [chat]"),
+    set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
+    sweep_model: str | None = typer.Option(
+        None, help="Model of the Sweeps sheet [llama-3-8b if selected, else the first]"
+    ),
+    output: Path = typer.Option(Path("build/ledger.xlsx"), "-o", "--output", help="Workbook path"),
+):
     """Write the live-formula workbook (the main job).
 
     Examples:
@@ -32,15 +38,19 @@ def xlsx(models: str = typer.Option("all", help="all, or comma-separated ids / Y
     from ..writers.xlsx import write_workbook
 
     if gpus is not None and not (gpus.strip().isdigit() or gpus.strip().lower() == "auto"):
-        print_error(f"--gpus {gpus}: GPU ids now go to --gpu (--gpus is the GPU count); "
-                    "read as --gpu for now")
+        print_error(
+            f"--gpus {gpus}: GPU ids now go to --gpu (--gpus is the GPU count); read as --gpu for now"
+        )
         gpu, gpus = gpus, None
-    summary = write_workbook(models, gpu, _sets(set_, workload=workload,
-                                                gpu_count_setting=gpu_count_setting(gpus)), output,
-                             progress=sys.stderr.isatty(), sweep_model=sweep_model)
+    summary = write_workbook(
+        models,
+        gpu,
+        _sets(set_, workload=workload, gpu_count_setting=gpu_count_setting(gpus)),
+        output,
+        progress=sys.stderr.isatty(),
+        sweep_model=sweep_model,
+    )
     out.print(summary, highlight=False)
-
-
 
 
 def _formats(fmt: str) -> list[str]:
@@ -51,15 +61,17 @@ def _formats(fmt: str) -> list[str]:
 
 @app.command(rich_help_panel="Outputs")
 @guarded
-def docs(models: str = typer.Option("all", help="all, or comma-separated ids / YAML paths"),
-         format_: str = typer.Option("all", "--format", help="md | tex | all"),
-         gpu: str | None = typer.Option(None, help="GPU id or GPU YAML path [h100-sxm]"),
-         gpus: str | None = typer.Option(None, "--gpus", help=GPUS_HELP),
-         workload: str | None = typer.Option(None, help="Workload id [chat]"),
-         set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
-         output: Path = typer.Option(Path("build/docs"), "-o", "--output", help="Folder"),
-         templates: Path | None = typer.Option(None, help="A folder of your own templates"),
-         plots: bool = typer.Option(True, "--plots/--no-plots", help="matplotlib SVG + PNG")):
+def docs(
+    models: str = typer.Option("all", help="all, or comma-separated ids / YAML paths"),
+    format_: str = typer.Option("all", "--format", help="md | tex | all"),
+    gpu: str | None = typer.Option(None, help="GPU id or GPU YAML path [h100-sxm]"),
+    gpus: str | None = typer.Option(None, "--gpus", help=GPUS_HELP),
+    workload: str | None = typer.Option(None, help="Workload id [chat]"),
+    set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
+    output: Path = typer.Option(Path("build/docs"), "-o", "--output", help="Folder"),
+    templates: Path | None = typer.Option(None, help="A folder of your own templates"),
+    plots: bool = typer.Option(True, "--plots/--no-plots", help="matplotlib SVG + PNG"),
+):
     """Write derivations: one Markdown / LaTeX document per model and an index.
 
     Examples:
@@ -70,19 +82,29 @@ def docs(models: str = typer.Option("all", help="all, or comma-separated ids / Y
     """
     from ..writers.docs import write_docs
 
-    out.print(write_docs(models, _formats(format_),
-                         _sets(set_, gpu=gpu, workload=workload,
-                               gpu_count_setting=gpu_count_setting(gpus)),
-                         output, templates, plots, progress=sys.stderr.isatty()), highlight=False)
+    out.print(
+        write_docs(
+            models,
+            _formats(format_),
+            _sets(set_, gpu=gpu, workload=workload, gpu_count_setting=gpu_count_setting(gpus)),
+            output,
+            templates,
+            plots,
+            progress=sys.stderr.isatty(),
+        ),
+        highlight=False,
+    )
 
 
 @app.command(rich_help_panel="Outputs")
 @guarded
-def derive(model: str = typer.Argument(..., help="Catalog id, model YAML or HF config.json"),
-           quantity: str = typer.Argument(..., help="A quantity name (ledgerbuild list quantities)"),
-           format_: str = typer.Option("md", "--format", help="md | tex"),
-           set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
-           templates: Path | None = typer.Option(None, help="A folder of your own templates")):
+def derive(
+    model: str = typer.Argument(..., help="Catalog id, model YAML or HF config.json"),
+    quantity: str = typer.Argument(..., help="A quantity name (ledgerbuild list quantities)"),
+    format_: str = typer.Option("md", "--format", help="md | tex"),
+    set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
+    templates: Path | None = typer.Option(None, help="A folder of your own templates"),
+):
     """Print one quantity's derivation as an embeddable snippet (stable anchor / label).
 
     Examples:
@@ -97,16 +119,19 @@ def derive(model: str = typer.Argument(..., help="Catalog id, model YAML or HF c
     sys.stdout.write(derive_snippet(model, quantity, format_, _sets(set_), templates))
 
 
-templates_app = typer.Typer(no_args_is_help=True, help="The jinja2 templates of `docs` and "
-                            "`derive`: export them to edit, override any single file.")
+templates_app = typer.Typer(
+    no_args_is_help=True,
+    help="The jinja2 templates of `docs` and `derive`: export them to edit, override any single file.",
+)
 app.add_typer(templates_app, name="templates", rich_help_panel="Outputs")
 
 
 @templates_app.command("export")
 @guarded
-def templates_export(folder: Path = typer.Argument(..., help="Folder to write the templates to"),
-                     force: bool = typer.Option(False, "--force", help="Overwrite existing "
-                                                "template files")):
+def templates_export(
+    folder: Path = typer.Argument(..., help="Folder to write the templates to"),
+    force: bool = typer.Option(False, "--force", help="Overwrite existing template files"),
+):
     """Copy the shipped templates into FOLDER; pass `--templates FOLDER` to `docs` / `derive`.
 
     A folder may hold only the files you change: the rest come from the shipped set.
@@ -119,5 +144,3 @@ def templates_export(folder: Path = typer.Argument(..., help="Folder to write th
     from ..writers.docs import export_templates
 
     out.print(export_templates(folder, force), highlight=False, soft_wrap=True)
-
-

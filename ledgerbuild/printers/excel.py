@@ -8,6 +8,7 @@ power is printed as -(x^2): Excel binds unary minus tighter than `^`. Strict: a 
 cannot print raises ExcelPrintError, never a wrong cell. Symbols print through a name map
 (defined names, sheet-qualified names, or lookup formulas).
 """
+
 from __future__ import annotations
 
 import sympy as sp
@@ -27,8 +28,16 @@ XLFN = {"CEILING.MATH", "FLOOR.MATH", "IFS", "MAXIFS", "MINIFS", "XLOOKUP", "CON
 
 class ExcelPrinter(StrPrinter):
     printmethod = "_excel"
-    known_functions = {"Max": "MAX", "Min": "MIN", "Abs": "ABS", "exp": "EXP", "log": "LN",
-                       "floor": "INT", "Mod": "MOD", "sign": "SIGN"}
+    known_functions = {
+        "Max": "MAX",
+        "Min": "MIN",
+        "Abs": "ABS",
+        "exp": "EXP",
+        "log": "LN",
+        "floor": "INT",
+        "Mod": "MOD",
+        "sign": "SIGN",
+    }
 
     def __init__(self, names: dict[str, str] | None = None):
         super().__init__({"order": "none"})
@@ -124,7 +133,6 @@ class ExcelPrinter(StrPrinter):
 def excel_formula(expr, names: dict[str, str] | None = None) -> str:
     """'=' + the Excel form of a sympy expression."""
     return "=" + ExcelPrinter(names).doprint(sp.sympify(expr))
-
 
 
 def _print_with(expr, placeholders: dict) -> str:

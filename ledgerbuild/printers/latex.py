@@ -6,6 +6,7 @@ named by its value, so no number is recomputed here. Catalog strings go through
 `tex_escape` before they reach a LaTeX document. Shortcut: values print with thousands
 separators ({,}) for integers and 5 significant digits (x 10^n) otherwise.
 """
+
 from __future__ import annotations
 
 import math
@@ -18,8 +19,18 @@ from ..evaluate import Result, to_plain
 from ..ledger import Ledger
 from .template import cached
 
-_ESCAPES = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "&": r"\&",
-            "%": r"\%", "#": r"\#", "$": r"\$", "^": r"\^{}", "~": r"\~{}"}
+_ESCAPES = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "_": r"\_",
+    "&": r"\&",
+    "%": r"\%",
+    "#": r"\#",
+    "$": r"\$",
+    "^": r"\^{}",
+    "~": r"\~{}",
+}
 _ESCAPE_RE = re.compile("|".join(re.escape(k) for k in _ESCAPES))
 
 
@@ -48,8 +59,7 @@ def tex_number(value) -> str:
 
 
 def _latex(expr, names: dict) -> str:
-    return sp.latex(expr, symbol_names=names, mul_symbol="dot", fold_short_frac=False,
-                    long_frac_ratio=3)
+    return sp.latex(expr, symbol_names=names, mul_symbol="dot", fold_short_frac=False, long_frac_ratio=3)
 
 
 def formula_tex(ledger: Ledger, expr) -> str:
@@ -75,23 +85,36 @@ def unit_tex(value, unit: str) -> str:
     elif unit == "s" and 0 < abs(plain) < 1:
         text += rf"\ (= {tex_number(plain * 1e3)}\ \text{{ms}})"
     elif abs(plain) >= 1e6 and unit in SCALED:  # a scaled form beside the exact figure
-        power, name = next((p, n) for p, n in SCALED[unit] if abs(plain) >= 10 ** p)
-        text += rf"\ (\approx {plain / 10 ** power:.4g}\ \text{{{name}}})"
+        power, name = next((p, n) for p, n in SCALED[unit] if abs(plain) >= 10**p)
+        text += rf"\ (\approx {plain / 10**power:.4g}\ \text{{{name}}})"
     return text
 
 
 _SI = [(18, "E"), (15, "P"), (12, "T"), (9, "G"), (6, "M")]
-SCALED = {"FLOP": [(p, f"{x}FLOP") for p, x in _SI],
-          "FLOP/s": [(p, f"{x}FLOP/s") for p, x in _SI],
-          "B/s": [(p, f"{x}B/s") for p, x in _SI],
-          "params": [(12, "T params"), (9, "B params"), (6, "M params")],  # B = billion
-          "tokens": [(9, "G tokens"), (6, "M tokens")]}
+SCALED = {
+    "FLOP": [(p, f"{x}FLOP") for p, x in _SI],
+    "FLOP/s": [(p, f"{x}FLOP/s") for p, x in _SI],
+    "B/s": [(p, f"{x}B/s") for p, x in _SI],
+    "params": [(12, "T params"), (9, "B params"), (6, "M params")],  # B = billion
+    "tokens": [(9, "G tokens"), (6, "M tokens")],
+}
 
 
 # Model fields whose 0 switches a term off: a derivation drops the term for that model.
-STRUCTURAL = ("num_sliding_layers", "num_chunked_layers", "qkv_bias", "o_bias", "qk_norm",
-              "attention_sinks", "router_bias", "expert_bias", "first_k_dense_replace",
-              "n_shared_experts", "tie_word_embeddings", "num_nextn_predict_layers")
+STRUCTURAL = (
+    "num_sliding_layers",
+    "num_chunked_layers",
+    "qkv_bias",
+    "o_bias",
+    "qk_norm",
+    "attention_sinks",
+    "router_bias",
+    "expert_bias",
+    "first_k_dense_replace",
+    "n_shared_experts",
+    "tie_word_embeddings",
+    "num_nextn_predict_layers",
+)
 
 
 def structural_zeros(result: Result) -> frozenset:

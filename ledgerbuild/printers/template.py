@@ -5,6 +5,7 @@ derivations that share an expression differ only in what their symbols show (a d
 a sheet-qualified name, a GPU lookup, a value). `NameTemplate(print_fn, expr)` prints the
 expression with placeholder names; `fill(name_of)` substitutes them by string.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable

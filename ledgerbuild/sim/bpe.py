@@ -8,6 +8,7 @@ the smallest pair in HF `tokenizers`' own id order (bytes ranked by their ByteLe
 then merges in creation order), so the merges equal HF's BpeTrainer. Encoding applies merges by
 rank inside each pre-token. Shortcut: no special tokens.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -36,8 +37,9 @@ def bytes_to_unicode() -> dict[int, str]:
     return dict(zip(visible, map(chr, chars), strict=False))
 
 
-_HF_BYTE_RANK = {b: r for r, (b, _) in enumerate(sorted(bytes_to_unicode().items(),
-                                                         key=lambda kv: ord(kv[1])))}
+_HF_BYTE_RANK = {
+    b: r for r, (b, _) in enumerate(sorted(bytes_to_unicode().items(), key=lambda kv: ord(kv[1])))
+}
 
 
 class Tokenizer:
@@ -53,7 +55,7 @@ class Tokenizer:
             rank, i = min(pairs)
             if rank == 1 << 62:
                 break
-            ids = ids[:i] + [rank] + ids[i + 2:]
+            ids = ids[:i] + [rank] + ids[i + 2 :]
         return ids
 
     def encode(self, text: str) -> list[int]:
@@ -77,8 +79,9 @@ class Tokenizer:
             data = json.loads(read_input(Path(path)))
             return cls([(bytes.fromhex(a), bytes.fromhex(b)) for a, b in data["merges"]])
         except (ValueError, KeyError, TypeError, RecursionError) as e:
-            raise LedgerError(f"{path}: not a tokenizer written by `bpe train` ({type(e).__name__})") \
-                from None
+            raise LedgerError(
+                f"{path}: not a tokenizer written by `bpe train` ({type(e).__name__})"
+            ) from None
 
 
 def _pairs(word):

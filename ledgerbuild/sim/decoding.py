@@ -6,6 +6,7 @@ several surviving children hands its KV cache to the first and each other child 
 request A sampled alone, first or third in a batch, with one generator per request (seeded by
 the request) or one shared generator for the batch. Shortcut: no length normalisation.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -49,12 +50,12 @@ def sequence_log_prob(model: TinyDecoder, prompt, tokens) -> float:
     """Total log-probability of `tokens` after `prompt`, from one full forward pass."""
     logits, _ = model.forward(list(prompt) + list(tokens))
     start = len(prompt) - 1
-    return float(sum(log_softmax(logits[start + i].astype(np.float64))[t]
-                     for i, t in enumerate(tokens)))
+    return float(sum(log_softmax(logits[start + i].astype(np.float64))[t] for i, t in enumerate(tokens)))
 
 
-def sample_batch(model: TinyDecoder, prompts: list, seeds: list, steps: int, per_request: bool,
-                 shared_seed: int = 0):
+def sample_batch(
+    model: TinyDecoder, prompts: list, seeds: list, steps: int, per_request: bool, shared_seed: int = 0
+):
     """Sample `steps` tokens for each request of a batch (temperature 1), step by step."""
     rngs = [np.random.default_rng(s) for s in seeds] if per_request else None
     shared = np.random.default_rng(shared_seed)

@@ -14,6 +14,7 @@ return the dequantised values:
 Shortcuts: the last axis is padded with zeros to a whole number of blocks; NaN and infinity
 inputs are not treated specially in block formats.
 """
+
 from __future__ import annotations
 
 import math
@@ -24,9 +25,14 @@ import numpy as np
 
 from .. import catalog
 
-CASTS = {"fp32": np.float32, "bf16": ml_dtypes.bfloat16, "fp16": np.float16,
-         "fp8": ml_dtypes.float8_e4m3fn, "e5m2": ml_dtypes.float8_e5m2,
-         "e8m0": ml_dtypes.float8_e8m0fnu}
+CASTS = {
+    "fp32": np.float32,
+    "bf16": ml_dtypes.bfloat16,
+    "fp16": np.float16,
+    "fp8": ml_dtypes.float8_e4m3fn,
+    "e5m2": ml_dtypes.float8_e5m2,
+    "e8m0": ml_dtypes.float8_e8m0fnu,
+}
 SATURATING = {"fp8": 448.0}  # formats without infinity: casts clamp to +-max (torch, TensorRT)
 E2M1 = ml_dtypes.float4_e2m1fn
 ELEMENT_EMAX = {"mxfp4": 2, "mxfp8": 8}  # exponent of the element's largest power of two
@@ -61,8 +67,7 @@ def _mx(b: np.ndarray, dtype_id: str, limit: float) -> np.ndarray:
 
 def _nvfp4(b: np.ndarray) -> np.ndarray:
     tensor_scale = np.abs(b).max() / (6 * 448) or 1.0
-    block_scale = cast(np.abs(b).max(axis=-1, keepdims=True) / 6 / tensor_scale,
-                       ml_dtypes.float8_e4m3fn)
+    block_scale = cast(np.abs(b).max(axis=-1, keepdims=True) / 6 / tensor_scale, ml_dtypes.float8_e4m3fn)
     scale = block_scale * tensor_scale
     safe = np.where(scale > 0, scale, 1)
     return np.where(scale > 0, _saturating_cast(b / safe, E2M1, 6.0) * scale, 0.0)
@@ -121,8 +126,14 @@ def demo_bf16_add() -> list[dict]:
     for fmt in ("fp32", "fp16", "bf16"):
         one, small = round_to(1.0, fmt), round_to(0.001, fmt)
         total = float(round_to(one + small, fmt))
-        rows.append({"format": fmt, "1.0 + 0.001": total, "lost": total == 1.0,
-                     "spacing at 1.0": float(2.0 * _row(fmt).unit_roundoff)})
+        rows.append(
+            {
+                "format": fmt,
+                "1.0 + 0.001": total,
+                "lost": total == 1.0,
+                "spacing at 1.0": float(2.0 * _row(fmt).unit_roundoff),
+            }
+        )
     return rows
 
 
@@ -144,9 +155,14 @@ def demo_softmax_fp16(logits=(12.0, 11.0, 8.0, 0.0)) -> list[dict]:
     for subtract in (False, True):
         p = softmax_fp16(z, subtract)
         nan = bool(np.isnan(p).any())
-        rows.append({"max subtracted": subtract,
-                     "probabilities": ", ".join(f"{v:.6g}" for v in p), "nan": nan,
-                     "max abs error": None if nan else float(np.abs(p - exact).max())})
+        rows.append(
+            {
+                "max subtracted": subtract,
+                "probabilities": ", ".join(f"{v:.6g}" for v in p),
+                "nan": nan,
+                "max abs error": None if nan else float(np.abs(p - exact).max()),
+            }
+        )
     return rows
 
 
@@ -172,11 +188,17 @@ def demo_dot_accumulation(k: int = 4096, trials: int = 300, seed: int = 0) -> li
     for fmt in ("bf16", "fp32"):
         err = np.abs(accumulate(x, y, fmt) - exact) / np.abs(exact)
         estimate = _row(fmt).unit_roundoff * math.sqrt(k)
-        rows.append({"accumulator": fmt, "k": k, "trials": trials,
-                     "median rel error": float(np.median(err)),
-                     "p90 rel error": float(np.quantile(err, .9)),
-                     "u sqrt(k)": estimate,
-                     "median / u sqrt(k)": float(np.median(err) / estimate)})
+        rows.append(
+            {
+                "accumulator": fmt,
+                "k": k,
+                "trials": trials,
+                "median rel error": float(np.median(err)),
+                "p90 rel error": float(np.quantile(err, 0.9)),
+                "u sqrt(k)": estimate,
+                "median / u sqrt(k)": float(np.median(err) / estimate),
+            }
+        )
     return rows
 
 
@@ -200,11 +222,12 @@ def block_errors(dtype_id: str, w: np.ndarray, where: np.ndarray, block: int | N
     same = np.zeros_like(mask)
     for r, c in enumerate(where):
         start = c // block * block
-        same[r, start:start + block] = True
+        same[r, start : start + block] = True
     same &= mask
 
     def rel(m):
         return float(np.sqrt((err[m] ** 2).mean() / (w[m] ** 2).mean())) if m.any() else 0.0
+
     return rel(mask), rel(same), rel(mask & ~same)
 
 
@@ -218,11 +241,16 @@ def demo_block_quantisation(outlier: float = 40.0) -> list[dict]:
     for fmt in ("nvfp4", "mxfp4", "mxfp8", "int4-g128"):
         base = block_errors(fmt, plain, where)[0]
         _, near, far = block_errors(fmt, spiky, where)
-        rows.append({"format": fmt, "block": _row(fmt).block_size,
-                     "rel error (Gaussian)": round(base, 5),
-                     "rel error, outlier's block": round(near, 5),
-                     "rel error, other blocks": round(far, 5),
-                     "elements disturbed per outlier": _row(fmt).block_size - 1})
+        rows.append(
+            {
+                "format": fmt,
+                "block": _row(fmt).block_size,
+                "rel error (Gaussian)": round(base, 5),
+                "rel error, outlier's block": round(near, 5),
+                "rel error, other blocks": round(far, 5),
+                "elements disturbed per outlier": _row(fmt).block_size - 1,
+            }
+        )
     return rows
 
 
@@ -233,9 +261,15 @@ def demo_outlier_block_sweep(dtype_id: str = "mxfp4", outlier: float = 40.0) -> 
     rows = []
     for block in (8, 16, 32, 64, 128, 512, 4096):
         overall, near, _ = block_errors(dtype_id, spiky, where, block)
-        rows.append({"format": dtype_id, "block": block, "elements disturbed": block - 1,
-                     "rel error, outlier's block": round(near, 5),
-                     "rel error, whole row": round(overall, 5)})
+        rows.append(
+            {
+                "format": dtype_id,
+                "block": block,
+                "elements disturbed": block - 1,
+                "rel error, outlier's block": round(near, 5),
+                "rel error, whole row": round(overall, 5),
+            }
+        )
     return rows
 
 
@@ -251,14 +285,24 @@ def demo_fp8_gradients(seed: int = 0) -> list[dict]:
             s = _row(fmt).max / np.abs(g).max() if scaled else 1.0
             q = round_to(g * s, fmt) / s
             kept = q != 0
-            rows.append({"format": "e4m3" if fmt == "fp8" else fmt, "per-tensor scale": scaled,
-                         "flushed to zero": round(float((~kept).mean()), 4),
-                         "median rel error (kept)": float(np.median(np.abs(q[kept] - g[kept])
-                                                                    / np.abs(g[kept]))),
-                         "max": _row(fmt).max, "unit roundoff": _row(fmt).unit_roundoff})
+            rows.append(
+                {
+                    "format": "e4m3" if fmt == "fp8" else fmt,
+                    "per-tensor scale": scaled,
+                    "flushed to zero": round(float((~kept).mean()), 4),
+                    "median rel error (kept)": float(np.median(np.abs(q[kept] - g[kept]) / np.abs(g[kept]))),
+                    "max": _row(fmt).max,
+                    "unit roundoff": _row(fmt).unit_roundoff,
+                }
+            )
     return rows
 
 
-DEMOS = {"bf16-add": demo_bf16_add, "softmax-fp16": demo_softmax_fp16,
-         "dot-accumulation": demo_dot_accumulation, "block-quantisation": demo_block_quantisation,
-         "outlier-blocks": demo_outlier_block_sweep, "fp8-gradients": demo_fp8_gradients}
+DEMOS = {
+    "bf16-add": demo_bf16_add,
+    "softmax-fp16": demo_softmax_fp16,
+    "dot-accumulation": demo_dot_accumulation,
+    "block-quantisation": demo_block_quantisation,
+    "outlier-blocks": demo_outlier_block_sweep,
+    "fp8-gradients": demo_fp8_gradients,
+}

@@ -7,6 +7,7 @@ from quicktok-v1; Mistral's tekken from mistral-common. Each loader returns an o
 names what to install. `compare` reports tokens, tokens per character and the cost of the
 same text under each tokenizer (seeds/002: compare prices on the same text, not per token).
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -19,8 +20,7 @@ GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+
 
 def _need(module: str, package: str) -> None:
     if importlib.util.find_spec(module) is None:
-        raise LookupError(f"this tokenizer needs the optional package {package}: "
-                          f"pip install {package}")
+        raise LookupError(f"this tokenizer needs the optional package {package}: pip install {package}")
 
 
 def gpt2_tiktoken_path() -> str:
@@ -29,8 +29,9 @@ def gpt2_tiktoken_path() -> str:
     origin = spec.origin if spec else None
     path = origin and os.path.join(os.path.dirname(origin), "assets", "gpt2.tiktoken")
     if not path or not os.path.exists(path):
-        raise LookupError("gpt2 needs the gpt2.tiktoken file of openai-whisper: "
-                          "pip install --no-deps openai-whisper")
+        raise LookupError(
+            "gpt2 needs the gpt2.tiktoken file of openai-whisper: pip install --no-deps openai-whisper"
+        )
     return path
 
 
@@ -44,9 +45,12 @@ def _gpt2() -> Loaded:
     import tiktoken
     from tiktoken.load import load_tiktoken_bpe
 
-    enc = tiktoken.Encoding("gpt2", pat_str=GPT2_PATTERN,
-                            mergeable_ranks=load_tiktoken_bpe(gpt2_tiktoken_path()),
-                            special_tokens={})
+    enc = tiktoken.Encoding(
+        "gpt2",
+        pat_str=GPT2_PATTERN,
+        mergeable_ranks=load_tiktoken_bpe(gpt2_tiktoken_path()),
+        special_tokens={},
+    )
     return Loaded(enc.encode_ordinary, enc.decode)
 
 
@@ -68,6 +72,7 @@ def _quicktok(name: str) -> Callable[[], Loaded]:
 
         enc = quicktok.get_encoding(name)
         return Loaded(enc.encode, enc.decode)
+
     return load
 
 
@@ -81,8 +86,14 @@ def _tekken() -> Loaded:
     return Loaded(lambda text: tok.encode(text, bos=False, eos=False), tok.decode)
 
 
-TOKENIZERS = {"gpt2": _gpt2, "cl100k": _cl100k, "o200k": _quicktok("o200k_base"),
-              "llama3": _quicktok("llama3"), "qwen3": _quicktok("qwen3"), "tekken": _tekken}
+TOKENIZERS = {
+    "gpt2": _gpt2,
+    "cl100k": _cl100k,
+    "o200k": _quicktok("o200k_base"),
+    "llama3": _quicktok("llama3"),
+    "qwen3": _quicktok("qwen3"),
+    "tekken": _tekken,
+}
 
 
 def load(name: str) -> Loaded:
@@ -95,7 +106,12 @@ def compare(text: str, names: list[str], usd_per_million: float) -> list[dict]:
     rows = []
     for name in names:
         ids = load(name).encode(text)
-        rows.append({"tokenizer": name, "tokens": len(ids),
-                     "tokens_per_char": round(len(ids) / max(1, len(text)), 4),
-                     "usd_at_price": round(len(ids) / 1e6 * usd_per_million, 8)})
+        rows.append(
+            {
+                "tokenizer": name,
+                "tokens": len(ids),
+                "tokens_per_char": round(len(ids) / max(1, len(text)), 4),
+                "usd_at_price": round(len(ids) / 1e6 * usd_per_million, 8),
+            }
+        )
     return rows

@@ -10,6 +10,7 @@ second pivot at the midpoint of [low, high] each round, halving the interval, so
 of rounds is bounded. Shortcut: one pass over the vocabulary per round (numpy), a batch of
 rows at once in `sample_rejection_batch`.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction

@@ -1,5 +1,6 @@
 """Markdown reports of the simulation demos, each with one plot (PNG beside the report):
 `ledgerbuild sample report` (§7) and `ledgerbuild bpe report` (§8)."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -49,8 +50,7 @@ def draw_tokens_per_char(ax) -> None:
     merges = [r["merges"] for r in rows]
     for script in (k for k in rows[0] if k != "merges"):
         ax.plot(merges, [r[script] for r in rows], marker=".", label=script)
-    ax.set(xlabel="merges", ylabel="tokens per character",
-           title="Byte-level BPE on the shipped corpus")
+    ax.set(xlabel="merges", ylabel="tokens per character", title="Byte-level BPE on the shipped corpus")
 
 
 def _cell(value):
@@ -72,18 +72,27 @@ def write_report(path: Path, title: str, intro: str, demos: dict, draw: Callable
 def sampling_report(path: Path) -> str:
     from .demos import DEMOS
 
-    return write_report(path, "Sampling demos (lecture §7)",
-                        "Numpy float64; each stage follows transformers' logits processors "
-                        "(checked in the tests). min-p demo parameters (not in the lecture): "
-                        "temperature 1.5, min_p 0.05.", DEMOS, draw_truncations)
+    return write_report(
+        path,
+        "Sampling demos (lecture §7)",
+        "Numpy float64; each stage follows transformers' logits processors "
+        "(checked in the tests). min-p demo parameters (not in the lecture): "
+        "temperature 1.5, min_p 0.05.",
+        DEMOS,
+        draw_truncations,
+    )
 
 
 def tokenization_report(path: Path) -> str:
     from .token_demos import DEMOS
 
-    return write_report(path, "Tokenization and streaming demos (lecture §8)",
-                        "Byte-level BPE trained on the shipped original corpus "
-                        "(ledgerbuild/sim/data/corpus.txt).", DEMOS, draw_tokens_per_char)
+    return write_report(
+        path,
+        "Tokenization and streaming demos (lecture §8)",
+        "Byte-level BPE trained on the shipped original corpus (ledgerbuild/sim/data/corpus.txt).",
+        DEMOS,
+        draw_tokens_per_char,
+    )
 
 
 def draw_outlier_blocks(ax) -> None:
@@ -91,18 +100,29 @@ def draw_outlier_blocks(ax) -> None:
 
     for fmt in ("mxfp4", "nvfp4", "int4-g128"):
         rows = demo_outlier_block_sweep(fmt)
-        ax.semilogx([r["block"] for r in rows], [r["rel error, whole row"] for r in rows],
-                    marker="o", base=2, label="int4 (scale + zero)" if fmt == "int4-g128" else fmt)
-    ax.set(xlabel="block size (elements sharing one scale)",
-           ylabel="relative RMS error of a row",
-           title="One 40-sigma outlier per row of 4096 Gaussian weights")
+        ax.semilogx(
+            [r["block"] for r in rows],
+            [r["rel error, whole row"] for r in rows],
+            marker="o",
+            base=2,
+            label="int4 (scale + zero)" if fmt == "int4-g128" else fmt,
+        )
+    ax.set(
+        xlabel="block size (elements sharing one scale)",
+        ylabel="relative RMS error of a row",
+        title="One 40-sigma outlier per row of 4096 Gaussian weights",
+    )
 
 
 def numerics_report(path: Path) -> str:
     from .numerics import DEMOS
 
-    return write_report(path, "Number formats at work (seeds/002 'precision and bytes')",
-                        "Formats from the dtype table (scenarios/dtypes.yaml), rounded with "
-                        "ml_dtypes (round to nearest even; torch's casts agree bit for bit, "
-                        "checked in the tests). Block formats quantise along rows.", DEMOS,
-                        draw_outlier_blocks)
+    return write_report(
+        path,
+        "Number formats at work (seeds/002 'precision and bytes')",
+        "Formats from the dtype table (scenarios/dtypes.yaml), rounded with "
+        "ml_dtypes (round to nearest even; torch's casts agree bit for bit, "
+        "checked in the tests). Block formats quantise along rows.",
+        DEMOS,
+        draw_outlier_blocks,
+    )

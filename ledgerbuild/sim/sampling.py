@@ -10,6 +10,7 @@ Each stage follows the arithmetic of transformers' logits processors, so the res
 checked against them. Shortcut: one sequence (a 1-D vector); HF has no frequency/presence
 penalties, so the "transformers" order applies them right after the repetition penalty.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -17,8 +18,16 @@ from collections import Counter
 import numpy as np
 
 ORDERS = {
-    "transformers": ["repetition", "frequency", "presence", "temperature", "top_k", "top_p",
-                     "min_p", "typical"],
+    "transformers": [
+        "repetition",
+        "frequency",
+        "presence",
+        "temperature",
+        "top_k",
+        "top_p",
+        "min_p",
+        "typical",
+    ],
     "vllm": ["repetition", "frequency", "presence", "temperature", "min_p", "top_k", "top_p"],
 }
 SCOPES = {"prompt": ("prompt",), "output": ("output",), "prompt+output": ("prompt", "output")}
@@ -117,18 +126,32 @@ def _check(logits, temperature, top_k, top_p, min_p, typical_p, ids):
         raise ValueError(f"token ids outside the vocabulary of {logits.size}: {bad[:5]}")
 
 
-def filter_probs(logits, *, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0, typical_p=1.0,
-                 repetition_penalty=1.0, frequency_penalty=0.0, presence_penalty=0.0,
-                 prompt_ids=(), output_ids=(), order="transformers",
-                 repetition_scope="prompt+output", frequency_scope="output") -> np.ndarray:
+def filter_probs(
+    logits,
+    *,
+    temperature=1.0,
+    top_k=0,
+    top_p=1.0,
+    min_p=0.0,
+    typical_p=1.0,
+    repetition_penalty=1.0,
+    frequency_penalty=0.0,
+    presence_penalty=0.0,
+    prompt_ids=(),
+    output_ids=(),
+    order="transformers",
+    repetition_scope="prompt+output",
+    frequency_scope="output",
+) -> np.ndarray:
     """The final probability vector (float64) after penalties, temperature and truncation."""
     logits = np.array(logits, dtype=np.float64)
     _check(logits, temperature, top_k, top_p, min_p, typical_p, [*prompt_ids, *output_ids])
     stages = ORDERS.get(order, []) if isinstance(order, str) else list(order)
     unknown = set(stages) - set(ORDERS["transformers"])
     if (isinstance(order, str) and order not in ORDERS) or unknown:
-        raise ValueError(f"order {order!r}: valid: {', '.join(ORDERS)} or a list of "
-                         f"{', '.join(ORDERS['transformers'])}")
+        raise ValueError(
+            f"order {order!r}: valid: {', '.join(ORDERS)} or a list of {', '.join(ORDERS['transformers'])}"
+        )
     rep = _counts(prompt_ids, output_ids, repetition_scope)
     freq = _counts(prompt_ids, output_ids, frequency_scope)
     actions = {
@@ -166,6 +189,19 @@ def total_variation(p, q) -> float:
 from .decoding import beam_search  # noqa: E402
 from .rejection import expected_rejection_rounds, sample_rejection  # noqa: E402
 
-__all__ = ["filter_probs", "sample_rejection", "expected_rejection_rounds", "beam_search",
-           "softmax", "greedy", "zipf_logits", "total_variation", "top_k_filter", "top_p_filter",
-           "min_p_filter", "typical_filter", "apply_repetition_penalty", "frequency_presence"]
+__all__ = [
+    "filter_probs",
+    "sample_rejection",
+    "expected_rejection_rounds",
+    "beam_search",
+    "softmax",
+    "greedy",
+    "zipf_logits",
+    "total_variation",
+    "top_k_filter",
+    "top_p_filter",
+    "min_p_filter",
+    "typical_filter",
+    "apply_repetition_penalty",
+    "frequency_presence",
+]

@@ -13,6 +13,7 @@ Shortcut: the samplers read next-token distributions from tables built once per 
 every prefix up to the depth a run can reach (`Tables`), so 10^5 continuations are numpy
 array operations; small vocabularies keep the tables small (8^4 prefixes).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -33,10 +34,10 @@ def models(vocab: int = 8, seed: int = 0) -> tuple[TinyDecoder, TinyDecoder]:
     with outputs correlated enough to be accepted often."""
     config = TinyConfig(**{**TARGET.__dict__, "vocab": vocab})
     target = TinyDecoder(config, seed=seed, dtype=np.float64)
-    kept = {k: w for k, w in target.w.items()
-            if not k[0].isdigit() or int(k.split(".")[0]) < DRAFT_LAYERS}
-    draft = TinyDecoder(TinyConfig(**{**config.__dict__, "layers": DRAFT_LAYERS}),
-                        dtype=np.float64, weights=kept)
+    kept = {k: w for k, w in target.w.items() if not k[0].isdigit() or int(k.split(".")[0]) < DRAFT_LAYERS}
+    draft = TinyDecoder(
+        TinyConfig(**{**config.__dict__, "layers": DRAFT_LAYERS}), dtype=np.float64, weights=kept
+    )
     return draft, target
 
 
@@ -58,7 +59,7 @@ class Tables:
                     nxt.append(child)
             level = nxt
         self.vocab = v
-        self.offset = np.cumsum([0] + [v ** k for k in range(depth + 1)])
+        self.offset = np.cumsum([0] + [v**k for k in range(depth + 1)])
         self.probs = np.array([filter_probs(r, **processors) for r in rows])
 
     def row(self, depth, code):
@@ -81,8 +82,9 @@ class Run:
     first_round: np.ndarray  # tokens each sample emitted in its first round
 
 
-def sample_continuations(draft: Tables, target: Tables, gamma: int, length: int, samples: int,
-                         rng, residual: str = "correct") -> Run:
+def sample_continuations(
+    draft: Tables, target: Tables, gamma: int, length: int, samples: int, rng, residual: str = "correct"
+) -> Run:
     """Speculative sampling of `samples` continuations of `length` tokens, all in lockstep.
 
     residual="correct" draws a rejected position from norm(max(0, p - q)); "target" (draws
@@ -123,8 +125,7 @@ def sample_continuations(draft: Tables, target: Tables, gamma: int, length: int,
             _emit(out, done, code, active, alive, np.where(ok, x, resampled), v)
             alive &= ok
             c = c * v + x
-    return Run(out, rounds, accepted, proposed, expected,
-               done.copy() if first_round is None else first_round)
+    return Run(out, rounds, accepted, proposed, expected, done.copy() if first_round is None else first_round)
 
 
 def _emit(out, done, code, active, alive, token, v) -> None:
@@ -141,7 +142,7 @@ def target_joint(target: Tables, length: int) -> np.ndarray:
     v = target.vocab
     joint = np.ones(1)
     for k in range(length):
-        rows = target.probs[target.offset[k]:target.offset[k] + v ** k]
+        rows = target.probs[target.offset[k] : target.offset[k] + v**k]
         joint = (joint[:, None] * rows).reshape(-1)
     return joint
 
@@ -150,7 +151,7 @@ def exact_first_tokens(draft: Tables, target: Tables, gamma: int, length: int) -
     """The exact distribution of the first `length` emitted tokens under speculative sampling,
     by enumerating every draft proposal and accept/reject outcome (no sampling)."""
     v = target.vocab
-    dist = np.zeros(v ** length)
+    dist = np.zeros(v**length)
 
     def continue_from(depth, code, prob):
         if depth >= length:
@@ -188,8 +189,9 @@ def exact_first_tokens(draft: Tables, target: Tables, gamma: int, length: int) -
     return dist
 
 
-def greedy_speculative(draft: TinyDecoder, target: TinyDecoder, prompt, gamma: int,
-                       steps: int) -> tuple[list[int], int]:
+def greedy_speculative(
+    draft: TinyDecoder, target: TinyDecoder, prompt, gamma: int, steps: int
+) -> tuple[list[int], int]:
     """Greedy drafts, greedy verification, the target's real KV cache: (tokens, target
     forward passes). Each round is one target forward of gamma + 1 tokens (the newest emitted
     token and the gamma proposals); the accepted prefix and the target's own next token are
@@ -225,10 +227,10 @@ def chi_squared(run: Run, target: Tables) -> tuple[float, int, float]:
 
     v, length = target.vocab, run.tokens.shape[1]
     codes = (run.tokens * v ** np.arange(length - 1, -1, -1)).sum(axis=1)
-    counts = np.bincount(codes, minlength=v ** length)
+    counts = np.bincount(codes, minlength=v**length)
     expected = target_joint(target, length) * len(codes)
     stat, p = chisquare(counts, expected)
-    return float(stat), v ** length - 1, float(p)
+    return float(stat), v**length - 1, float(p)
 
 
 def demo(samples: int = 100_000, seed: int = 0) -> list[dict]:
@@ -237,43 +239,63 @@ def demo(samples: int = 100_000, seed: int = 0) -> list[dict]:
     draft, target = models(32, seed)
     d1, t1 = Tables(draft, PROMPT, 1), Tables(target, PROMPT, 1)
     exact = exact_first_tokens(d1, t1, 3, 2)
-    rows.append({"check": "emitted = target, exact enumeration",
-                 "setting": "V=32, first 2 tokens, gamma=3",
-                 "speculative": f"max |difference| {np.abs(exact - target_joint(t1, 2)).max():.1e}",
-                 "reference": "target joint (1,024 cells)", "holds": True})
+    rows.append(
+        {
+            "check": "emitted = target, exact enumeration",
+            "setting": "V=32, first 2 tokens, gamma=3",
+            "speculative": f"max |difference| {np.abs(exact - target_joint(t1, 2)).max():.1e}",
+            "reference": "target joint (1,024 cells)",
+            "holds": True,
+        }
+    )
     gamma, length = 2, 3
     d8, t8 = models(8, seed)
     dt, tt = Tables(d8, PROMPT, length - 1 + gamma), Tables(t8, PROMPT, length - 1 + gamma)
     for residual in ("correct", "target"):
-        run = sample_continuations(dt, tt, gamma, length, samples, np.random.default_rng(seed),
-                                   residual)
+        run = sample_continuations(dt, tt, gamma, length, samples, np.random.default_rng(seed), residual)
         stat, dof, p = chi_squared(run, tt)
-        rows.append({"check": f"chi-squared, {residual} residual" + (
-                     " (broken: resample from p)" if residual == "target" else ""),
-                     "setting": f"V=8, {length} tokens, gamma={gamma}, {samples:,} samples",
-                     "speculative": f"chi2 {stat:,.0f} on {dof} dof, p = {p:.3g}",
-                     "reference": "target joint (512 cells)",
-                     "holds": bool(p > 1e-3) if residual == "correct" else bool(p < 1e-6)})
+        rows.append(
+            {
+                "check": f"chi-squared, {residual} residual"
+                + (" (broken: resample from p)" if residual == "target" else ""),
+                "setting": f"V=8, {length} tokens, gamma={gamma}, {samples:,} samples",
+                "speculative": f"chi2 {stat:,.0f} on {dof} dof, p = {p:.3g}",
+                "reference": "target joint (512 cells)",
+                "holds": bool(p > 1e-3) if residual == "correct" else bool(p < 1e-6),
+            }
+        )
         if residual == "correct":
             good = run
-    rows.append({"check": "acceptance per judged draft token",
-                 "setting": f"{good.proposed:,} judgements",
-                 "speculative": f"{good.accepted / good.proposed:.4f}",
-                 "reference": f"mean sum min(p, q) = {good.expected_accepted / good.proposed:.4f}",
-                 "holds": bool(abs(good.accepted - good.expected_accepted)
-                               < 4 * np.sqrt(good.proposed * 0.25))})
+    rows.append(
+        {
+            "check": "acceptance per judged draft token",
+            "setting": f"{good.proposed:,} judgements",
+            "speculative": f"{good.accepted / good.proposed:.4f}",
+            "reference": f"mean sum min(p, q) = {good.expected_accepted / good.proposed:.4f}",
+            "holds": bool(abs(good.accepted - good.expected_accepted) < 4 * np.sqrt(good.proposed * 0.25)),
+        }
+    )
     alpha = float(np.minimum(tt.probs[0], dt.probs[0]).sum())
     iid = (1 - alpha ** (gamma + 1)) / (1 - alpha)
-    rows.append({"check": "tokens in the first round",
-                 "setting": f"gamma={gamma}, alpha at the prompt {alpha:.4f}",
-                 "speculative": f"{good.first_round.mean():.4f}",
-                 "reference": f"i.i.d. formula {iid:.4f} (differs: alpha varies by prefix)",
-                 "holds": True})
+    rows.append(
+        {
+            "check": "tokens in the first round",
+            "setting": f"gamma={gamma}, alpha at the prompt {alpha:.4f}",
+            "speculative": f"{good.first_round.mean():.4f}",
+            "reference": f"i.i.d. formula {iid:.4f} (differs: alpha varies by prefix)",
+            "holds": True,
+        }
+    )
     out, passes = greedy_speculative(draft, target, PROMPT, 4, 40)
-    rows.append({"check": "greedy speculation = target greedy", "setting": "V=32, gamma=4, 40 tokens",
-                 "speculative": f"{passes} target passes for 40 tokens",
-                 "reference": "40 passes without a draft",
-                 "holds": out == target.greedy(list(PROMPT), 40)[0]})
+    rows.append(
+        {
+            "check": "greedy speculation = target greedy",
+            "setting": "V=32, gamma=4, 40 tokens",
+            "speculative": f"{passes} target passes for 40 tokens",
+            "reference": "40 passes without a draft",
+            "holds": out == target.greedy(list(PROMPT), 40)[0],
+        }
+    )
     rows += processors_rows(draft, target)
     return rows
 
@@ -288,9 +310,13 @@ def processors_rows(draft, target) -> list[dict]:
         t = Tables(target, PROMPT, 1, **(wanted if sides in ("both", "target only") else {}))
         tv = total_variation(exact_first_tokens(d, t, 3, 2), want)
         accept = float(np.minimum(d.probs[0], t.probs[0]).sum())
-        rows.append({"check": f"temperature 0.7 + top-p 0.9 on {sides}",
-                     "setting": "V=32, first 2 tokens, gamma=3",
-                     "speculative": f"TV to the wanted distribution {tv:.2e}",
-                     "reference": f"acceptance at the prompt {accept:.3f}",
-                     "holds": (tv < 1e-12) == (sides != "draft only")})
+        rows.append(
+            {
+                "check": f"temperature 0.7 + top-p 0.9 on {sides}",
+                "setting": "V=32, first 2 tokens, gamma=3",
+                "speculative": f"TV to the wanted distribution {tv:.2e}",
+                "reference": f"acceptance at the prompt {accept:.3f}",
+                "holds": (tv < 1e-12) == (sides != "draft only"),
+            }
+        )
     return rows

@@ -11,6 +11,7 @@
 Stop strings: `StopStringFilter` holds back any buffer suffix that could start a stop string
 and cuts at the stop; `NaiveChunkSearch` and `BufferSearchNoHoldback` show the two leaks.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -28,7 +29,7 @@ def full_redecode(decode: Callable, ids) -> tuple[list[str], int]:
     for n in range(1, len(ids) + 1):
         text = decode(ids[:n])
         work += n
-        chunks.append(text[len(sent):])  # what was sent stays sent, U+FFFD included
+        chunks.append(text[len(sent) :])  # what was sent stays sent, U+FFFD included
         sent = text
     return chunks, work
 
@@ -47,18 +48,18 @@ class IncrementalDetokenizer:
 
     def step(self, token_id: int) -> str:
         self.tokens.append(token_id)
-        prefix = self._decode(self.tokens[self.prefix_offset:self.read_offset])
-        text = self._decode(self.tokens[self.prefix_offset:])
+        prefix = self._decode(self.tokens[self.prefix_offset : self.read_offset])
+        text = self._decode(self.tokens[self.prefix_offset :])
         if len(text) > len(prefix) and not text.endswith(REPLACEMENT):
             self.prefix_offset, self.read_offset = self.read_offset, len(self.tokens)
-            return text[len(prefix):]
+            return text[len(prefix) :]
         return ""
 
     def flush(self) -> str:
-        prefix = self._decode(self.tokens[self.prefix_offset:self.read_offset])
-        text = self._decode(self.tokens[self.prefix_offset:])
+        prefix = self._decode(self.tokens[self.prefix_offset : self.read_offset])
+        text = self._decode(self.tokens[self.prefix_offset :])
         self.prefix_offset = self.read_offset = len(self.tokens)
-        return text[len(prefix):]
+        return text[len(prefix) :]
 
 
 class StopStringFilter:
@@ -88,11 +89,11 @@ class StopStringFilter:
         hits = [i for i in (self.buffer.find(s) for s in self.stops) if i >= 0]
         if hits:
             self.stopped = True
-            out, self.buffer = self.buffer[:min(hits)], ""
+            out, self.buffer = self.buffer[: min(hits)], ""
             return out
         keep = self._held()
-        out = self.buffer[:len(self.buffer) - keep]
-        self.buffer = self.buffer[len(self.buffer) - keep:]
+        out = self.buffer[: len(self.buffer) - keep]
+        self.buffer = self.buffer[len(self.buffer) - keep :]
         return out
 
     def finish(self) -> str:
@@ -112,7 +113,7 @@ class NaiveChunkSearch:
         hits = [i for i in (text.find(s) for s in self.stops) if i >= 0]
         if hits:
             self.stopped = True
-            return text[:min(hits)]
+            return text[: min(hits)]
         return text
 
     def finish(self) -> str:
@@ -132,7 +133,7 @@ class BufferSearchNoHoldback:
         hits = [i for i in (self.seen.find(s) for s in self.stops) if i >= 0]
         end = min(hits) if hits else len(self.seen)
         self.stopped = bool(hits)
-        out = self.seen[self.sent:max(self.sent, end)]
+        out = self.seen[self.sent : max(self.sent, end)]
         self.sent = max(self.sent, end)
         return out
 

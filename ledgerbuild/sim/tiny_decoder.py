@@ -5,6 +5,7 @@ weights (seeded): the demos show mechanisms (GQA = MHA with duplicated KV heads;
 heads changes the output; beam search; per-request RNG), not model quality.
 Shortcut: one sequence at a time; the cache is a list of per-layer (K, V) arrays.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -39,8 +40,9 @@ def rope(x, positions, theta):
 
 
 class TinyDecoder:
-    def __init__(self, config: TinyConfig = TinyConfig(), seed: int = 0, dtype=np.float32,
-                 weights: dict | None = None):
+    def __init__(
+        self, config: TinyConfig = TinyConfig(), seed: int = 0, dtype=np.float32, weights: dict | None = None
+    ):
         self.config, self.dtype = config, dtype
         self.w = weights or self._random(config, np.random.default_rng(seed))
         self.w = {k: v.astype(dtype) for k, v in self.w.items()}
@@ -50,20 +52,33 @@ class TinyDecoder:
         def mat(rows, cols):
             return rng.normal(0, 1 / np.sqrt(rows), size=(rows, cols))
 
-        w = {"embed": rng.normal(0, 1, size=(c.vocab, c.d)), "norm": np.ones(c.d),
-             "lm_head": mat(c.d, c.vocab)}
+        w = {
+            "embed": rng.normal(0, 1, size=(c.vocab, c.d)),
+            "norm": np.ones(c.d),
+            "lm_head": mat(c.d, c.vocab),
+        }
         for i in range(c.layers):
-            w |= {f"{i}.wq": mat(c.d, c.heads * c.head_dim), f"{i}.wk": mat(c.d, c.kv_heads * c.head_dim),
-                  f"{i}.wv": mat(c.d, c.kv_heads * c.head_dim), f"{i}.wo": mat(c.heads * c.head_dim, c.d),
-                  f"{i}.gate": mat(c.d, c.d_ff), f"{i}.up": mat(c.d, c.d_ff), f"{i}.down": mat(c.d_ff, c.d),
-                  f"{i}.n1": np.ones(c.d), f"{i}.n2": np.ones(c.d)}
+            w |= {
+                f"{i}.wq": mat(c.d, c.heads * c.head_dim),
+                f"{i}.wk": mat(c.d, c.kv_heads * c.head_dim),
+                f"{i}.wv": mat(c.d, c.kv_heads * c.head_dim),
+                f"{i}.wo": mat(c.heads * c.head_dim, c.d),
+                f"{i}.gate": mat(c.d, c.d_ff),
+                f"{i}.up": mat(c.d, c.d_ff),
+                f"{i}.down": mat(c.d_ff, c.d),
+                f"{i}.n1": np.ones(c.d),
+                f"{i}.n2": np.ones(c.d),
+            }
         return w
 
     def forward(self, ids, cache=None):
         """(logits [T, vocab], cache) for new tokens `ids` after the cached ones."""
         c, w = self.config, self.w
-        cache = [(np.zeros((c.kv_heads, 0, c.head_dim), self.dtype),) * 2
-                 for _ in range(c.layers)] if cache is None else cache
+        cache = (
+            [(np.zeros((c.kv_heads, 0, c.head_dim), self.dtype),) * 2 for _ in range(c.layers)]
+            if cache is None
+            else cache
+        )
         start = cache[0][0].shape[1]
         positions = np.arange(start, start + len(ids), dtype=np.float64)
         x = w["embed"][np.asarray(ids)]  # [T, d]

@@ -3,6 +3,7 @@
 Corpus: `data/corpus.txt`, original text written for this project (English, Chinese, code,
 numbers in `@@ name` sections, ~4,300 characters; the lecture used ~1,600).
 """
+
 from __future__ import annotations
 
 from functools import cache
@@ -64,9 +65,15 @@ def half_characters() -> list[dict]:
     tok = shipped_tokenizer()
     ids = tok.encode(HALF_CHARS)
     partial = sum(REPLACEMENT in tok.decode([i]) for i in ids)
-    return [{"text": HALF_CHARS, "characters": len(HALF_CHARS),
-             "bytes": len(HALF_CHARS.encode("utf-8")), "tokens": len(ids),
-             "tokens_not_whole_characters": partial}]
+    return [
+        {
+            "text": HALF_CHARS,
+            "characters": len(HALF_CHARS),
+            "bytes": len(HALF_CHARS.encode("utf-8")),
+            "tokens": len(ids),
+            "tokens_not_whole_characters": partial,
+        }
+    ]
 
 
 def detokenizers(text: str = STREAM_TEXT) -> list[dict]:
@@ -81,13 +88,29 @@ def detokenizers(text: str = STREAM_TEXT) -> list[dict]:
 
     def broken(chunks):
         return sum(REPLACEMENT in c for c in chunks)
+
     return [
-        {"method": "token by token", "tokens": len(ids), "chunks_with_U+FFFD": broken(tbt),
-         "text_received": "".join(tbt), "tokens_decoded": len(ids)},
-        {"method": "full re-decode", "tokens": len(ids), "chunks_with_U+FFFD": broken(full),
-         "text_received": "".join(full), "tokens_decoded": work},
-        {"method": "incremental", "tokens": len(ids), "chunks_with_U+FFFD": broken(steps),
-         "text_received": "".join(steps) + tail, "tokens_decoded": inc.decoded_tokens},
+        {
+            "method": "token by token",
+            "tokens": len(ids),
+            "chunks_with_U+FFFD": broken(tbt),
+            "text_received": "".join(tbt),
+            "tokens_decoded": len(ids),
+        },
+        {
+            "method": "full re-decode",
+            "tokens": len(ids),
+            "chunks_with_U+FFFD": broken(full),
+            "text_received": "".join(full),
+            "tokens_decoded": work,
+        },
+        {
+            "method": "incremental",
+            "tokens": len(ids),
+            "chunks_with_U+FFFD": broken(steps),
+            "text_received": "".join(steps) + tail,
+            "tokens_decoded": inc.decoded_tokens,
+        },
     ]
 
 
@@ -100,22 +123,29 @@ def decode_work(n_tokens: int = 1000) -> list[dict]:
     for i in ids:
         inc.step(i)
     inc.flush()
-    return [{"answer_tokens": n_tokens, "full_redecode_tokens": work,
-             "incremental_tokens": inc.decoded_tokens}]
+    return [
+        {"answer_tokens": n_tokens, "full_redecode_tokens": work, "incremental_tokens": inc.decoded_tokens}
+    ]
 
 
 def stop_strings(chunks=STOP_CHUNKS, stop="\n\nUser:") -> list[dict]:
     """§8.5: the stop string split across two chunks."""
     clean = "".join(chunks).split(stop)[0]  # what a user should see
     rows = []
-    for cls, what in ((NaiveChunkSearch, "search each chunk"),
-                      (BufferSearchNoHoldback, "search the buffer, no hold-back"),
-                      (StopStringFilter, "hold back possible prefixes")):
+    for cls, what in (
+        (NaiveChunkSearch, "search each chunk"),
+        (BufferSearchNoHoldback, "search the buffer, no hold-back"),
+        (StopStringFilter, "hold back possible prefixes"),
+    ):
         sent = run_filter(cls([stop]), chunks)
-        rows.append({"method": what, "sent": sent, "leaked": sent[len(clean):],
-                     "stopped": stop not in sent})
+        rows.append({"method": what, "sent": sent, "leaked": sent[len(clean) :], "stopped": stop not in sent})
     return rows
 
 
-DEMOS = {"stats": stats, "half-characters": half_characters, "detokenizers": detokenizers,
-         "decode-work": decode_work, "stop-strings": stop_strings}
+DEMOS = {
+    "stats": stats,
+    "half-characters": half_characters,
+    "detokenizers": detokenizers,
+    "decode-work": decode_work,
+    "stop-strings": stop_strings,
+}

@@ -6,6 +6,7 @@ with jinja2 templates (`templates/`, or a team's own folder). Markdown uses GitH
 ($$ on their own lines); LaTeX gets a complete document per model that \\input's a body
 fragment, and every catalog string through `tex_escape`. Files are written atomically.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -35,11 +36,12 @@ from ..units import human
 from .plots import caption as plot_caption
 from .xlsx import _progress, select
 
-TEMPLATES = {"md": ["model.md.j2", "quantity.md.j2", "index.md.j2"],
-             "tex": ["model.tex.j2", "model-body.tex.j2", "quantity.tex.j2", "index.tex.j2"]}
+TEMPLATES = {
+    "md": ["model.md.j2", "quantity.md.j2", "index.md.j2"],
+    "tex": ["model.tex.j2", "model-body.tex.j2", "quantity.tex.j2", "index.tex.j2"],
+}
 ALL_TEMPLATES = sorted({n for names in TEMPLATES.values() for n in names})
-STEPS = {"qkv": "QKV projection", "attention": "attention", "o_proj": "output projection",
-         "mlp": "MLP"}
+STEPS = {"qkv": "QKV projection", "attention": "attention", "o_proj": "output projection", "mlp": "MLP"}
 
 
 def md_escape(text) -> str:
@@ -63,20 +65,30 @@ def environment(fmt: str, folder: Path | None) -> jinja2.Environment:
         if not folder.is_dir():
             raise LedgerError(f"{folder}: templates folder does not exist")
         if not any((folder / n).is_file() for n in ALL_TEMPLATES):
-            raise LedgerError(f"{folder}: no templates found (a templates folder overrides any "
-                              f"of {', '.join(ALL_TEMPLATES)}; `ledgerbuild templates export DIR` "
-                              "writes them all)")
+            raise LedgerError(
+                f"{folder}: no templates found (a templates folder overrides any "
+                f"of {', '.join(ALL_TEMPLATES)}; `ledgerbuild templates export DIR` "
+                "writes them all)"
+            )
         roots.insert(0, folder)
     loader = jinja2.FileSystemLoader([str(r) for r in roots])
     if fmt == "tex":  # LaTeX braces and percent signs clash with jinja's defaults
-        env = SandboxedEnvironment(loader=loader, autoescape=False,
-                                   undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-                                   block_start_string="<%", block_end_string="%>",
-                                   variable_start_string="<<", variable_end_string=">>",
-                                   comment_start_string="<#", comment_end_string="#>")
+        env = SandboxedEnvironment(
+            loader=loader,
+            autoescape=False,
+            undefined=jinja2.StrictUndefined,
+            keep_trailing_newline=True,
+            block_start_string="<%",
+            block_end_string="%>",
+            variable_start_string="<<",
+            variable_end_string=">>",
+            comment_start_string="<#",
+            comment_end_string="#>",
+        )
     else:  # user templates run sandboxed: no attribute access to os, files or subprocesses
-        env = SandboxedEnvironment(loader=loader, autoescape=False,
-                                   undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+        env = SandboxedEnvironment(
+            loader=loader, autoescape=False, undefined=jinja2.StrictUndefined, keep_trailing_newline=True
+        )
     env.filters["esc"] = md_escape if fmt == "md" else tex_escape
     env.filters["label"] = label
     return env
@@ -87,27 +99,28 @@ def export_templates(out: Path, force: bool = False) -> str:
     prepare_folder(Path(out))
     clash = [n for n in ALL_TEMPLATES if (Path(out) / n).exists()]
     if clash and not force:
-        raise LedgerError(f"{Path(out) / clash[0]}: exists (use --force to overwrite "
-                          f"{len(clash)} file(s))")
+        raise LedgerError(f"{Path(out) / clash[0]}: exists (use --force to overwrite {len(clash)} file(s))")
     for name in ALL_TEMPLATES:
         write_text(Path(out) / name, (shipped_templates() / name).read_text(encoding="utf-8"))
-    return (f"wrote {len(ALL_TEMPLATES)} templates to {out}; edit any of them and pass "
-            f"--templates {out} (files you delete fall back to the shipped ones)")
+    return (
+        f"wrote {len(ALL_TEMPLATES)} templates to {out}; edit any of them and pass "
+        f"--templates {out} (files you delete fall back to the shipped ones)"
+    )
 
 
 def render(env: jinja2.Environment, name: str, context: dict) -> str:
     try:
         return env.get_template(name).render(**context)
     except jinja2.TemplateSyntaxError as e:
-        raise LedgerError(f"{e.filename or name} line {e.lineno}: template syntax error: "
-                          f"{e.message}") from None
+        raise LedgerError(
+            f"{e.filename or name} line {e.lineno}: template syntax error: {e.message}"
+        ) from None
     except jinja2.UndefinedError as e:
         raise LedgerError(f"{name}: template uses an unknown value ({e.message})") from None
     except jinja2.TemplateError as e:  # a missing include, the sandbox refusing an attribute
         raise LedgerError(f"{name}: template error: {e}") from None
     except (ArithmeticError, TypeError, ValueError, LookupError, RecursionError) as e:
-        raise LedgerError(f"{name}: template failed while rendering "
-                          f"({type(e).__name__}: {e})") from None
+        raise LedgerError(f"{name}: template failed while rendering ({type(e).__name__}: {e})") from None
 
 
 @dataclass
@@ -127,11 +140,19 @@ class Derivation:
 
 def derivation(ledger: Ledger, result: Result, q, caption: str = "") -> Derivation:
     expr = for_model(q.expr, structural_zeros(result))
-    return Derivation(q.name, f"q-{label(result.model_id)}-{q.name}",
-                      f"eq:{label(result.model_id)}:{q.name}",
-                      tex_name(ledger, q.name), formula_tex(ledger, expr),
-                      substituted_tex(expr, result), unit_tex(result.values[q.name], q.unit),
-                      q.unit, q.description, q.source, caption)
+    return Derivation(
+        q.name,
+        f"q-{label(result.model_id)}-{q.name}",
+        f"eq:{label(result.model_id)}:{q.name}",
+        tex_name(ledger, q.name),
+        formula_tex(ledger, expr),
+        substituted_tex(expr, result),
+        unit_tex(result.values[q.name], q.unit),
+        q.unit,
+        q.description,
+        q.source,
+        caption,
+    )
 
 
 def fit_note(result: Result) -> str:
@@ -140,19 +161,24 @@ def fit_note(result: Result) -> str:
         return ""
     gpus = to_plain(result.value("total_gpus"))
     need = to_plain(result.value("gpus_for_weights"))
-    lack = (f"needs {need} for the weights alone" if need > gpus
-            else "one request's KV does not fit beside the weights")
+    lack = (
+        f"needs {need} for the weights alone"
+        if need > gpus
+        else "one request's KV does not fit beside the weights"
+    )
     return f"does not fit on {gpus} x {catalog.row('gpus', result.keys['gpu']).name}: {lack}"
 
 
 def scenario_text(result: Result, per_model: bool = False) -> str:
     k, v = result.keys, result.inputs
     count = "GPU count per model (column GPUs)" if per_model else gpu_count_text(result)
-    return (f"{count} x {catalog.row('gpus', k['gpu']).name}, "
-            f"weights {k['weight_dtype']}, "
-            f"KV {k['kv_dtype']}, workload {k['workload']} ({v['prompt_tokens']} in / "
-            f"{v['output_tokens']} out), context {to_plain(v['context_tokens'])}, "
-            f"batch {v['batch_size']}, {to_plain(v['price_per_gpu_hour'])} USD per GPU-hour")
+    return (
+        f"{count} x {catalog.row('gpus', k['gpu']).name}, "
+        f"weights {k['weight_dtype']}, "
+        f"KV {k['kv_dtype']}, workload {k['workload']} ({v['prompt_tokens']} in / "
+        f"{v['output_tokens']} out), context {to_plain(v['context_tokens'])}, "
+        f"batch {v['batch_size']}, {to_plain(v['price_per_gpu_hour'])} USD per GPU-hour"
+    )
 
 
 def shape_rows(result: Result) -> list[dict]:
@@ -160,13 +186,17 @@ def shape_rows(result: Result) -> list[dict]:
 
     v = {sp.Symbol(n): val for n, val in result.inputs.items()}
     prompt, ctx = result.inputs["prompt_tokens"], result.inputs["context_tokens"]
-    phases = {"prefill": {B: v[sp.Symbol("batch_size")], T: prompt, CACHED: prompt},
-              "decode": {B: v[sp.Symbol("batch_size")], T: 1, CACHED: sp.floor(ctx) + 1}}
+    phases = {
+        "prefill": {B: v[sp.Symbol("batch_size")], T: prompt, CACHED: prompt},
+        "decode": {B: v[sp.Symbol("batch_size")], T: 1, CACHED: sp.floor(ctx) + 1},
+    }
     rows = []
     for step, tensor, dims, when in SHAPES:
         if when is None or when in result.tags:
-            shown = {p: "[" + ", ".join(f"{int(sp.sympify(d).xreplace({**v, **s})):,}"
-                                        for d in dims) + "]" for p, s in phases.items()}
+            shown = {
+                p: "[" + ", ".join(f"{int(sp.sympify(d).xreplace({**v, **s})):,}" for d in dims) + "]"
+                for p, s in phases.items()
+            }
             rows.append({"step": step, "tensor": tensor, **shown})
     return rows
 
@@ -175,33 +205,59 @@ def layer_rows(result: Result) -> list[dict]:
     def h(name, unit):
         return human(to_plain(result.values[name]), unit).split("  (")[0]
 
-    return [{"step": what, "pf": h(f"layer_{s}_flops_prefill", "FLOP"),
-             "pb": h(f"layer_{s}_bytes_prefill", "bytes"), "df": h(f"layer_{s}_flops_decode", "FLOP"),
-             "db": h(f"layer_{s}_bytes_decode", "bytes")} for s, what in STEPS.items()] + [
-        {"step": "total", "pf": h("layer_flops_prefill", "FLOP"), "pb": h("layer_bytes_prefill", "bytes"),
-         "df": h("layer_flops_decode", "FLOP"), "db": h("layer_bytes_decode", "bytes")}]
+    return [
+        {
+            "step": what,
+            "pf": h(f"layer_{s}_flops_prefill", "FLOP"),
+            "pb": h(f"layer_{s}_bytes_prefill", "bytes"),
+            "df": h(f"layer_{s}_flops_decode", "FLOP"),
+            "db": h(f"layer_{s}_bytes_decode", "bytes"),
+        }
+        for s, what in STEPS.items()
+    ] + [
+        {
+            "step": "total",
+            "pf": h("layer_flops_prefill", "FLOP"),
+            "pb": h("layer_bytes_prefill", "bytes"),
+            "df": h("layer_flops_decode", "FLOP"),
+            "db": h("layer_bytes_decode", "bytes"),
+        }
+    ]
 
 
 def model_context(ledger: Ledger, result: Result, plots: list[str]) -> dict:
     zeros = structural_zeros(result)
     used = {s.name for q in result.quantities for s in for_model(q.expr, zeros).free_symbols}
-    fields = [{"name": i.name, "value": f"{to_plain(result.inputs[i.name]):,}",
-               "description": i.description}
-              for i in ledger.inputs_of("model") if i.name in used]
-    topics = [{"name": t, "quantities": [derivation(ledger, result, q) for q in result.quantities
-                                         if q.topic == t]} for t in ledger.topics]
-    return {"model": {"id": result.model_id, "name": result.model_name},
-            "scenario": scenario_text(result), "fit": fit_note(result),
-            "time_model": time_model_text(result.keys["time_model"], result.keys["gpu"]),
-            "variants": sorted(result.tags), "fields": fields, "shapes": shape_rows(result),
-            "prefill_tokens": f"{to_plain(result.inputs['prompt_tokens']):,}",
-            "batch": to_plain(result.inputs["batch_size"]),
-            "decode_cached": f"{int(sp.floor(result.inputs['context_tokens'])) + 1:,}",
-            "layer_rows": layer_rows(result), "topics": topics, "plots": plots,
-            "plot_alt": plot_caption(result),
-            "layer_intensity": {p: tex_number(result.values[f"layer_intensity_{p}"])
-                                .replace("{,}", ",") for p in ("prefill", "decode")},
-            "body": f"{result.model_id}-body"}
+    fields = [
+        {"name": i.name, "value": f"{to_plain(result.inputs[i.name]):,}", "description": i.description}
+        for i in ledger.inputs_of("model")
+        if i.name in used
+    ]
+    topics = [
+        {"name": t, "quantities": [derivation(ledger, result, q) for q in result.quantities if q.topic == t]}
+        for t in ledger.topics
+    ]
+    return {
+        "model": {"id": result.model_id, "name": result.model_name},
+        "scenario": scenario_text(result),
+        "fit": fit_note(result),
+        "time_model": time_model_text(result.keys["time_model"], result.keys["gpu"]),
+        "variants": sorted(result.tags),
+        "fields": fields,
+        "shapes": shape_rows(result),
+        "prefill_tokens": f"{to_plain(result.inputs['prompt_tokens']):,}",
+        "batch": to_plain(result.inputs["batch_size"]),
+        "decode_cached": f"{int(sp.floor(result.inputs['context_tokens'])) + 1:,}",
+        "layer_rows": layer_rows(result),
+        "topics": topics,
+        "plots": plots,
+        "plot_alt": plot_caption(result),
+        "layer_intensity": {
+            p: tex_number(result.values[f"layer_intensity_{p}"]).replace("{,}", ",")
+            for p in ("prefill", "decode")
+        },
+        "body": f"{result.model_id}-body",
+    }
 
 
 def index_row(result: Result) -> dict:
@@ -209,13 +265,20 @@ def index_row(result: Result) -> dict:
         return human(to_plain(result.values[name]), unit).split("  (")[0]
 
     fit = fit_note(result)
-    runs = {"concurrency": h("max_concurrency", "requests"), "tpot": h("tpot_s", "s"),
-            "usd": h("usd_per_million_output_tokens", "USD")}
-    return {"id": result.model_id, "variants": ", ".join(sorted(result.tags)),
-            "gpus": gpu_count_text(result), "params": h("params_total", "params"),
-            "kv": h("kv_bytes_per_token", "bytes"),
-            **(dict.fromkeys(runs, "-") | {"concurrency": fit} if fit else runs),
-            "topics": topics_of(result)}
+    runs = {
+        "concurrency": h("max_concurrency", "requests"),
+        "tpot": h("tpot_s", "s"),
+        "usd": h("usd_per_million_output_tokens", "USD"),
+    }
+    return {
+        "id": result.model_id,
+        "variants": ", ".join(sorted(result.tags)),
+        "gpus": gpu_count_text(result),
+        "params": h("params_total", "params"),
+        "kv": h("kv_bytes_per_token", "bytes"),
+        **(dict.fromkeys(runs, "-") | {"concurrency": fit} if fit else runs),
+        "topics": topics_of(result),
+    }
 
 
 def topics_of(result: Result) -> list[str]:
@@ -231,8 +294,15 @@ def prepare_folder(out: Path) -> None:
         raise LedgerError(f"{out}: cannot create the output folder ({e.strerror})") from None
 
 
-def write_docs(model_spec: str, formats: list[str], sets: dict, out: Path,
-               templates: Path | None = None, plots: bool = True, progress: bool = False) -> str:
+def write_docs(
+    model_spec: str,
+    formats: list[str],
+    sets: dict,
+    out: Path,
+    templates: Path | None = None,
+    plots: bool = True,
+    progress: bool = False,
+) -> str:
     """Write the documents; return a one-line summary."""
     envs = {fmt: environment(fmt, templates) for fmt in formats}
     evaluator = Evaluator(sets)
@@ -243,6 +313,7 @@ def write_docs(model_spec: str, formats: list[str], sets: dict, out: Path,
     figures = None
     if plots:
         from .plots import FigureJobs  # matplotlib only when plots are asked for
+
         figures = FigureJobs(results, sets, out)  # drawn while the documents are rendered
     for result in _progress(results, progress, "writing documents"):
         figures_of = figures.names[result.model_id] if figures else []
@@ -255,10 +326,11 @@ def write_docs(model_spec: str, formats: list[str], sets: dict, out: Path,
                 write_text(out / f"{result.model_id}-body.tex", render(env, "model-body.tex.j2", context))
                 written += 1
     for fmt, env in envs.items():
-        index = {"models": [index_row(r) for r in results],
-                 "scenario": scenario_text(results[0], per_model=True),
-                 "time_model": time_model_text(results[0].keys["time_model"],
-                                               results[0].keys["gpu"])}
+        index = {
+            "models": [index_row(r) for r in results],
+            "scenario": scenario_text(results[0], per_model=True),
+            "time_model": time_model_text(results[0].keys["time_model"], results[0].keys["gpu"]),
+        }
         write_text(out / f"index.{fmt}", render(env, f"index.{fmt}.j2", index))
         written += 1
     if figures:
@@ -270,15 +342,17 @@ def derive(model: str, quantity: str, fmt: str, sets: dict, templates: Path | No
     """One quantity's derivation for one model, as an embeddable snippet."""
     evaluator = Evaluator(sets)
     if quantity not in evaluator.ledger.forms:
-        raise LedgerError(f"unknown quantity {quantity!r}"
-                          f"{close_matches(quantity, evaluator.ledger.forms)}")
+        raise LedgerError(f"unknown quantity {quantity!r}{close_matches(quantity, evaluator.ledger.forms)}")
     result = evaluator.evaluate(model)
     q = next((q for q in result.quantities if q.name == quantity), None)
     if q is None:
-        raise LedgerError(f"{quantity} does not apply to {result.model_id} (variants: "
-                          f"{', '.join(sorted(result.tags))})")
-    caption = (f"{result.model_name} ({result.model_id}); scenario: {scenario_text(result)}"
-               f"{'; ' + fit_note(result) if fit_note(result) else ''}; time model: "
-               f"{time_model_text(result.keys['time_model'], result.keys['gpu'])}")
+        raise LedgerError(
+            f"{quantity} does not apply to {result.model_id} (variants: {', '.join(sorted(result.tags))})"
+        )
+    caption = (
+        f"{result.model_name} ({result.model_id}); scenario: {scenario_text(result)}"
+        f"{'; ' + fit_note(result) if fit_note(result) else ''}; time model: "
+        f"{time_model_text(result.keys['time_model'], result.keys['gpu'])}"
+    )
     env = environment(fmt, templates)
     return render(env, f"quantity.{fmt}.j2", {"q": derivation(evaluator.ledger, result, q, caption)})

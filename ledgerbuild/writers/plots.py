@@ -6,6 +6,7 @@ part, runs in worker processes, each reusing one figure for its models. Shortcut
 of three panels per model; plain tick labels (1K, 1M) instead of mathtext, which is several
 times slower to draw.
 """
+
 from __future__ import annotations
 
 import multiprocessing
@@ -25,19 +26,28 @@ BATCHES = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256, 512])
 
 def caption(result: Result) -> str:
     """What the figure shows, in words: its caption and its alt text."""
-    return (f"{result.model_id} on {to_plain(result.value('total_gpus'))} x {result.keys['gpu']}: "
-            "roofline with the prefill and decode points (dotted line: the ridge point); KV "
-            "cache of one sequence against context; output tokens/s and USD per million output "
-            "tokens against the batch cap")
+    return (
+        f"{result.model_id} on {to_plain(result.value('total_gpus'))} x {result.keys['gpu']}: "
+        "roofline with the prefill and decode points (dotted line: the ridge point); KV "
+        "cache of one sequence against context; output tokens/s and USD per million output "
+        "tokens against the batch cap"
+    )
 
 
 def figure_data(result: Result, sets: dict) -> dict:
     one = ([result.model_id], [result.keys["gpu"]])
-    data: dict[str, Any] = {n: float(to_plain(result.value(n))) for n in
-            ("peak_flops_per_s", "hbm_bandwidth_bytes_per_s", "gpu_count", "prefill_intensity",
-             "decode_intensity", "ridge_point_flops_per_byte")}
-    data["kv"] = sweep("kv_bytes_at_context", *one, {"context_tokens": CONTEXTS}, sets)[
-        "kv_bytes_at_context"]
+    data: dict[str, Any] = {
+        n: float(to_plain(result.value(n)))
+        for n in (
+            "peak_flops_per_s",
+            "hbm_bandwidth_bytes_per_s",
+            "gpu_count",
+            "prefill_intensity",
+            "decode_intensity",
+            "ridge_point_flops_per_byte",
+        )
+    }
+    data["kv"] = sweep("kv_bytes_at_context", *one, {"context_tokens": CONTEXTS}, sets)["kv_bytes_at_context"]
     for q in ("throughput_tokens_per_s", "usd_per_million_output_tokens"):
         data[q] = sweep(q, *one, {"max_batch": BATCHES}, sets)[q]
     data["title"] = f"{result.model_id} on {int(data['gpu_count'])} x {result.keys['gpu']}"
@@ -74,12 +84,10 @@ class ModelFigure:
         (self.prefill,) = self.roof.loglog([1], [1], "o", label="prefill")
         (self.decode,) = self.roof.loglog([1], [1], "s", label="decode")
         self.ridge = self.roof.axvline(1, ls=":", color="grey")
-        self.roof.set(title="roofline (dotted: ridge)", xlabel="FLOP / byte",
-                      ylabel="attainable FLOP/s")
+        self.roof.set(title="roofline (dotted: ridge)", xlabel="FLOP / byte", ylabel="attainable FLOP/s")
         self.roof.legend(fontsize=8)
         (self.kv_line,) = self.kv.semilogx(CONTEXTS, CONTEXTS, marker=".")
-        self.kv.set(title="KV cache of one sequence", xlabel="context (tokens)",
-                    ylabel="GB (1e9 bytes)")
+        self.kv.set(title="KV cache of one sequence", xlabel="context (tokens)", ylabel="GB (1e9 bytes)")
         (self.thr,) = self.serve.semilogx(BATCHES, BATCHES, marker=".")
         self.serve.set(title="serving vs batch cap", xlabel="max_batch", ylabel="output tokens/s")
         (self.usd,) = self.cost.semilogx(BATCHES, BATCHES, color="C1", marker=".")
@@ -112,6 +120,7 @@ class ModelFigure:
 
             def save(tmp: str, fmt: str = fmt) -> None:
                 self.fig.savefig(tmp, dpi=80, format=fmt, metadata=self.metadata)
+
             atomic_save(Path(out_dir) / name, save)
         return names
 
@@ -134,14 +143,14 @@ class FigureJobs:
     """
 
     def __init__(self, results: list[Result], sets: dict, out_dir: Path):
-        self.names = {r.model_id: [f"{r.model_id}-plots.svg", f"{r.model_id}-plots.png"]
-                      for r in results}
+        self.names = {r.model_id: [f"{r.model_id}-plots.svg", f"{r.model_id}-plots.png"] for r in results}
         jobs = [(figure_data(r, sets), str(out_dir), f"{r.model_id}-plots") for r in results]
         workers = min(len(jobs), os.cpu_count() or 1)
         chunks = [jobs[i::workers] for i in range(workers)]
         self._pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
-        self._pending: Any = (self._pool.map_async(draw_many, chunks) if self._pool
-                              else [draw_many(c) for c in chunks])
+        self._pending: Any = (
+            self._pool.map_async(draw_many, chunks) if self._pool else [draw_many(c) for c in chunks]
+        )
 
     def wait(self) -> int:
         if self._pool is not None:

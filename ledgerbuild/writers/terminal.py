@@ -1,4 +1,5 @@
 """Terminal and JSON rendering of an evaluated model (rich tables for people)."""
+
 from __future__ import annotations
 
 import json
@@ -28,15 +29,21 @@ def show_table(result: Result, console: Console) -> None:
     k = result.keys
     inp = {n: to_plain(v) for n, v in result.inputs.items()}
     gpu = catalog.row("gpus", k["gpu"])
-    console.print(f"[bold]{data(result.model_id)}[/bold] ({data(result.model_name)}) - variants: "
-                  f"{', '.join(sorted(result.tags))}")
-    console.print(f"scenario: {gpu_count_text(result)} x {data(gpu.name)}, weights {k['weight_dtype']}, "
-                  f"KV {k['kv_dtype']}, workload {k['workload']} "
-                  f"({inp['prompt_tokens']:,} in / {inp['output_tokens']:,} out)")
+    console.print(
+        f"[bold]{data(result.model_id)}[/bold] ({data(result.model_name)}) - variants: "
+        f"{', '.join(sorted(result.tags))}"
+    )
+    console.print(
+        f"scenario: {gpu_count_text(result)} x {data(gpu.name)}, weights {k['weight_dtype']}, "
+        f"KV {k['kv_dtype']}, workload {k['workload']} "
+        f"({inp['prompt_tokens']:,} in / {inp['output_tokens']:,} out)"
+    )
     console.print(f"time model: {data(time_model_text(k['time_model'], k['gpu']), 400)}")
     console.print(f"engine: {k['serving_engine']}")
-    console.print("units: GB = 1e9 bytes, GiB = 2^30 bytes; marketed GPU GB read as "
-                  f"{inp['memory_gb_unit_bytes']:,} bytes")
+    console.print(
+        "units: GB = 1e9 bytes, GiB = 2^30 bytes; marketed GPU GB read as "
+        f"{inp['memory_gb_unit_bytes']:,} bytes"
+    )
     for topic in load_formulas().topics:
         table = Table(title=topic, title_justify="left", show_lines=False)
         table.add_column("quantity", style="cyan", no_wrap=True)
@@ -45,51 +52,88 @@ def show_table(result: Result, console: Console) -> None:
         for q in result.quantities:
             if q.topic == topic:
                 mark = " (--set)" if q.name in result.overridden else ""
-                table.add_row(q.name, human(to_plain(result.values[q.name]), q.unit) + mark,
-                              q.description)
+                table.add_row(q.name, human(to_plain(result.values[q.name]), q.unit) + mark, q.description)
         console.print(table)
 
 
-LISTS = ("models", "gpus", "workloads", "quantities", "dtypes", "time_models", "engines",
-         "training_recipes")
+LISTS = ("models", "gpus", "workloads", "quantities", "dtypes", "time_models", "engines", "training_recipes")
 
 
 def list_rows(what: str) -> list[dict]:
     if what == "models":
-        return [{"id": m.id, "name": m.name, "hf_repo": m.hf_repo,
-                 "published_total": str(m.published.get("total", ""))}
-                for m in catalog.models().values()]
+        return [
+            {
+                "id": m.id,
+                "name": m.name,
+                "hf_repo": m.hf_repo,
+                "published_total": str(m.published.get("total", "")),
+            }
+            for m in catalog.models().values()
+        ]
     if what == "quantities":
         ledger = load_formulas()
-        return [{"name": n, "unit": f[0].unit, "topic": f[0].topic,
-                 "variants": ",".join(x.when or "all" for x in f), "description": f[0].description}
-                for n, f in ledger.forms.items()]
+        return [
+            {
+                "name": n,
+                "unit": f[0].unit,
+                "topic": f[0].topic,
+                "variants": ",".join(x.when or "all" for x in f),
+                "description": f[0].description,
+            }
+            for n, f in ledger.forms.items()
+        ]
     rows = [r.model_dump(exclude={"sources"}) for r in catalog.table(what).values()]
     if what == "dtypes":
         from ..formulas.numerics import bits_per_element
+
         for r in rows:
-            r["bits_per_element"] = float(bits_per_element(r["bits"], r["scale_bits"],
-                                                           r["block_size"]))
+            r["bits_per_element"] = float(bits_per_element(r["bits"], r["scale_bits"], r["block_size"]))
     return rows
 
 
 # wide tables: the columns a terminal shows (--json prints every field)
-TERMINAL_COLUMNS = {"dtypes": ["id", "bits_per_element", "kind", "bits", "exponent_bits",
-                               "mantissa_bits", "block_size", "scale_dtype", "max", "min_normal",
-                               "unit_roundoff", "math_bits"],
-                    "gpus": ["id", "memory_gb", "hbm_bandwidth_tb_per_s", "bf16_dense_tflops",
-                             "fp8_dense_tflops", "fp4_dense_tflops", "interconnect_gb_per_s"]}
+TERMINAL_COLUMNS = {
+    "dtypes": [
+        "id",
+        "bits_per_element",
+        "kind",
+        "bits",
+        "exponent_bits",
+        "mantissa_bits",
+        "block_size",
+        "scale_dtype",
+        "max",
+        "min_normal",
+        "unit_roundoff",
+        "math_bits",
+    ],
+    "gpus": [
+        "id",
+        "memory_gb",
+        "hbm_bandwidth_tb_per_s",
+        "bf16_dense_tflops",
+        "fp8_dense_tflops",
+        "fp4_dense_tflops",
+        "interconnect_gb_per_s",
+    ],
+}
 
 
 def show_list(what: str, console: Console) -> None:
     rows = list_rows(what)
     cols = TERMINAL_COLUMNS.get(what, list(rows[0]))
-    table = Table(title=what + (" (every field: --json)" if what in TERMINAL_COLUMNS else ""),
-                  title_justify="left")
+    table = Table(
+        title=what + (" (every field: --json)" if what in TERMINAL_COLUMNS else ""), title_justify="left"
+    )
     for col in cols:  # ids never wrap or cut; other columns fold rather than cut
-        table.add_column(col.replace("_", " "), overflow="fold", no_wrap=col == "id",
-                         min_width=max(len(str(r[col])) for r in rows) if col == "id" else None)
+        table.add_column(
+            col.replace("_", " "),
+            overflow="fold",
+            no_wrap=col == "id",
+            min_width=max(len(str(r[col])) for r in rows) if col == "id" else None,
+        )
     for r in rows:
-        table.add_row(*("" if r[c] is None else f"{r[c]:.6g}" if isinstance(r[c], float)
-                        else data(r[c]) for c in cols))
+        table.add_row(
+            *("" if r[c] is None else f"{r[c]:.6g}" if isinstance(r[c], float) else data(r[c]) for c in cols)
+        )
     console.print(table)

@@ -5,6 +5,7 @@ Sweeps, one cost sheet per model, the catalog tables), and save atomically: the 
 written to a temporary file beside the target and renamed into place, so a failed or
 interrupted run leaves the previous workbook intact.
 """
+
 from __future__ import annotations
 
 import functools
@@ -40,8 +41,7 @@ def select(spec: str, valid: dict, what: str) -> list[str]:
         elif item in valid:
             chosen.append(item)
         elif Path(item).is_dir():
-            found = sorted(str(p) for p in Path(item).iterdir()
-                           if p.suffix in (".yaml", ".yml", ".json"))
+            found = sorted(str(p) for p in Path(item).iterdir() if p.suffix in (".yaml", ".yml", ".json"))
             if not found:
                 raise LedgerError(f"--{what}: {item}: no .yaml or .json files in the folder")
             chosen += found
@@ -53,8 +53,9 @@ def select(spec: str, valid: dict, what: str) -> list[str]:
         elif Path(item).suffix:
             chosen.append(item)
         else:
-            raise LedgerError(f"--{what}: unknown id {item!r}{close_matches(item, valid)}; "
-                              f"valid: {', '.join(valid)}")
+            raise LedgerError(
+                f"--{what}: unknown id {item!r}{close_matches(item, valid)}; valid: {', '.join(valid)}"
+            )
     return list(dict.fromkeys(chosen))
 
 
@@ -75,8 +76,9 @@ def check_output(path: Path) -> None:
 SWEEP_DEFAULT = "llama-3-8b"  # the lecture's running example
 
 
-def build_workbook(model_spec: str, gpu_spec: str, sets: dict, progress: bool = False,
-                   sweep_model: str | None = None):
+def build_workbook(
+    model_spec: str, gpu_spec: str, sets: dict, progress: bool = False, sweep_model: str | None = None
+):
     """(workbook, manifest of formula cells, model results)."""
     evaluator = Evaluator(sets)
     ledger = evaluator.ledger
@@ -95,16 +97,28 @@ def build_workbook(model_spec: str, gpu_spec: str, sets: dict, progress: bool = 
     for t in ("dtypes", "workloads", "time_models", "engines", "training_recipes"):
         rows[t] = list(catalog.table(t).values())
     write_inputs(wb, ledger, results[0], set(evaluator.sets))
-    fixed = ["About", "Inputs", "Summary", "Compare", "Scenarios", "Sweeps", "SweepsCalc",
-             "ScenariosCalc", "CompareCalc", "Models", *TABLE_SHEETS.values()]
+    fixed = [
+        "About",
+        "Inputs",
+        "Summary",
+        "Compare",
+        "Scenarios",
+        "Sweeps",
+        "SweepsCalc",
+        "ScenariosCalc",
+        "CompareCalc",
+        "Models",
+        *TABLE_SHEETS.values(),
+    ]
     titles = sheet_titles([r.model_id for r in results], set(fixed))
     names_for = names_in(titles)
     write_summary(wb, ledger, results, names_for, cells)
     by_id = {r.model_id: r for r in results}
     sweep_id = sweep_model or (SWEEP_DEFAULT if SWEEP_DEFAULT in by_id else results[0].model_id)
     if sweep_id not in by_id:
-        raise LedgerError(f"--sweep-model {sweep_id!r} is not among the selected models; "
-                          f"valid: {', '.join(by_id)}")
+        raise LedgerError(
+            f"--sweep-model {sweep_id!r} is not among the selected models; valid: {', '.join(by_id)}"
+        )
     write_sweeps(wb, ledger, by_id[sweep_id], names_for(ledger, by_id[sweep_id]), cells)
     for res in _progress(results, progress, "writing sheets"):
         write_model_sheet(wb, ledger, res, titles[res.model_id], cells)
@@ -152,8 +166,14 @@ def save_atomically(wb, path: Path) -> None:
     atomic_save(path, wb.save)
 
 
-def write_workbook(model_spec: str, gpu_spec: str, sets: dict, output: Path,
-                   progress: bool = False, sweep_model: str | None = None) -> str:
+def write_workbook(
+    model_spec: str,
+    gpu_spec: str,
+    sets: dict,
+    output: Path,
+    progress: bool = False,
+    sweep_model: str | None = None,
+) -> str:
     """Build and save the workbook; return the one-line summary."""
     output = Path(output)
     check_output(output)
@@ -163,8 +183,10 @@ def write_workbook(model_spec: str, gpu_spec: str, sets: dict, output: Path,
     except OSError as e:
         raise LedgerError(f"{output}: cannot write ({e.strerror})") from None
     formulas = sum(1 for ws in wb.worksheets for _ in ws.formulas())
-    return (f"wrote {output}: {len(wb.sheetnames)} sheets, {formulas:,} formula cells, "
-            f"{output.stat().st_size / 1e6:.2f} MB")
+    return (
+        f"wrote {output}: {len(wb.sheetnames)} sheets, {formulas:,} formula cells, "
+        f"{output.stat().st_size / 1e6:.2f} MB"
+    )
 
 
 def _progress(items, enabled: bool, label: str):

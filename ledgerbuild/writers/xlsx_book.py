@@ -12,6 +12,7 @@ XML is written by SheetData, not cell by cell through XlsxWriter's table (which 
 every cell a second time and costs ~10 us a cell): formulas are written as they are (ours use
 only Excel 2007 functions, so none needs XlsxWriter's _xlfn. search of 30 patterns).
 """
+
 from __future__ import annotations
 
 import math
@@ -155,7 +156,8 @@ class SheetData(Worksheet):
             for col, cell in sorted(by_row.get(row, ()), key=lambda item: item[0]):
                 style = fmt(cell.style)
                 head = f'<c r="{xl_col_to_name(col - 1)}{row}"' + (
-                    f' s="{style._get_xf_index()}"' if style else "")
+                    f' s="{style._get_xf_index()}"' if style else ""
+                )
                 write(head + _cell_body(cell, shared))
             write("</row>")
 
@@ -176,14 +178,14 @@ def _cell_body(cell: XCell, shared) -> str:
 
 def _number(value) -> str:
     """Shortest text that reads back as the same double (ints exactly)."""
-    return str(value) if isinstance(value, int) and not isinstance(value, bool) \
-        else repr(float(value))
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else repr(float(value))
 
 
 def save(book: Book, path: str) -> None:
     """Write the book as .xlsx; a formula without a cached value is a bug and refused."""
-    wb = xlsxwriter.Workbook(path, {"strings_to_numbers": False, "strings_to_formulas": False,
-                                    "strings_to_urls": False})
+    wb = xlsxwriter.Workbook(
+        path, {"strings_to_numbers": False, "strings_to_formulas": False, "strings_to_urls": False}
+    )
     formats: dict[tuple, Any] = {}
     by_identity: dict[int, Any] = {}
 
@@ -197,8 +199,7 @@ def save(book: Book, path: str) -> None:
             by_identity[id(style)] = (formats[key], style)  # the dict kept alive with its id
         return by_identity[id(style)][0]
 
-    sheets = {s.title: wb.add_worksheet(s.title, worksheet_class=SheetData)
-              for s in book.worksheets}
+    sheets = {s.title: wb.add_worksheet(s.title, worksheet_class=SheetData) for s in book.worksheets}
     for sheet in book.worksheets:
         _write_sheet(wb, sheets[sheet.title], sheet, fmt)
     for name, reference in book.names.items():
@@ -224,11 +225,13 @@ def _write_sheet(wb, ws, sheet: Sheet, fmt) -> None:
         if cell.kind == "s" and cell.value != "":
             register(cell.value)
         elif cell.kind == "f" and cell.cached is NO_VALUE:
-            raise ValueError(f"{sheet.title}!{coordinate(row, col)}: formula without a "
-                             f"cached value: {cell.value[:80]}")
+            raise ValueError(
+                f"{sheet.title}!{coordinate(row, col)}: formula without a cached value: {cell.value[:80]}"
+            )
         if cell.note:
-            ws.write_comment(row - 1, col - 1, cell.note, {"author": "ledgerbuild",
-                                                           "x_scale": 2, "y_scale": 1.5})
+            ws.write_comment(
+                row - 1, col - 1, cell.note, {"author": "ledgerbuild", "x_scale": 2, "y_scale": 1.5}
+            )
     for col, width in sheet.col_widths.items():
         ws.set_column(col - 1, col - 1, width)
     for row, height in sheet.row_heights.items():
@@ -238,13 +241,23 @@ def _write_sheet(wb, ws, sheet: Sheet, fmt) -> None:
     for cells, options in sheet.validations:
         ws.data_validation(cells, options)
     for cells, formula, style in sheet.conditional:
-        ws.conditional_format(cells, {"type": "formula", "criteria": "=" + formula,
-                                      "format": fmt(style)})
+        ws.conditional_format(cells, {"type": "formula", "criteria": "=" + formula, "format": fmt(style)})
     for table in sheet.tables:  # after the cells: the table writes its header row
-        ws.add_table(table.first - 1, 0, table.last - 1, len(table.columns) - 1, {
-            "name": table.name, "autofilter": False, "style": "Table Style Light 1",
-            "columns": [{"header": h, "header_format": fmt(sheet.cells[table.first, c].style)}
-                        for c, h in enumerate(table.columns, start=1)]})
+        ws.add_table(
+            table.first - 1,
+            0,
+            table.last - 1,
+            len(table.columns) - 1,
+            {
+                "name": table.name,
+                "autofilter": False,
+                "style": "Table Style Light 1",
+                "columns": [
+                    {"header": h, "header_format": fmt(sheet.cells[table.first, c].style)}
+                    for c, h in enumerate(table.columns, start=1)
+                ],
+            },
+        )
     for chart in sheet.charts:
         ws.insert_chart(chart.anchor, _chart(wb, chart))
     _page_setup(ws, sheet.page)
@@ -252,8 +265,14 @@ def _write_sheet(wb, ws, sheet: Sheet, fmt) -> None:
 
 def _chart(wb, spec: Chart):
     chart = wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
-    chart.add_series({"name": "=" + spec.name, "categories": "=" + spec.xs,
-                      "values": "=" + spec.ys, "marker": {"type": "circle"}})
+    chart.add_series(
+        {
+            "name": "=" + spec.name,
+            "categories": "=" + spec.xs,
+            "values": "=" + spec.ys,
+            "marker": {"type": "circle"},
+        }
+    )
     chart.set_title({"name": spec.title})
     chart.set_x_axis({"name": spec.x_title, **({"log_base": 2} if spec.log2_x else {})})
     chart.set_y_axis({"name": spec.y_title})

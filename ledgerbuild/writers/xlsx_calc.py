@@ -9,6 +9,7 @@ step reading the rows above in its column, the re-bound cells, and the model's c
 the Inputs sheet) for everything else. Compare, Sweeps and Scenarios show the results, one
 reference each.
 """
+
 from __future__ import annotations
 
 import functools
@@ -33,6 +34,7 @@ FIRST_COL = 4  # columns A-C: model, step, unit
 class Variation:
     """What each column of a block re-binds: name -> (column letter -> cell text), and the
     --set that reproduces each column for the referee."""
+
     binds: dict[str, Callable[[str], str]]
     sets: list[dict[str, str]]
 
@@ -41,9 +43,15 @@ def _forms(ledger: Ledger, res: Result) -> dict[str, sp.Basic]:
     """Expressions of the model's quantities and of the inputs whose default is a formula."""
     forms: dict[str, sp.Basic] = {q.name: q.expr for q in res.quantities}
     values = {sp.Symbol(k): v for k, v in res.inputs.items()}
-    forms.update({i.name: i.default for i in ledger.inputs.values()
-                  if i.kind == "scenario" and isinstance(i.default, sp.Basic)
-                  and i.default.xreplace(values) == res.inputs[i.name]})  # not set by the user
+    forms.update(
+        {
+            i.name: i.default
+            for i in ledger.inputs.values()
+            if i.kind == "scenario"
+            and isinstance(i.default, sp.Basic)
+            and i.default.xreplace(values) == res.inputs[i.name]
+        }
+    )  # not set by the user
     return forms
 
 
@@ -62,9 +70,11 @@ def steps(ledger: Ledger, res: Result, targets: list[str], bound: set[str]) -> l
     def dep(name: str) -> bool:
         if name not in depends:
             inp = lookups.get(name)
-            depends[name] = name in bound or (
-                inp is not None and (inp.key in bound or inp.qualifier in bound)) or (
-                name in forms and any(dep(s) for s in symbol_names(forms[name])))
+            depends[name] = (
+                name in bound
+                or (inp is not None and (inp.key in bound or inp.qualifier in bound))
+                or (name in forms and any(dep(s) for s in symbol_names(forms[name])))
+            )
         return depends[name]
 
     needed: set[str] = set()
@@ -78,13 +88,23 @@ def steps(ledger: Ledger, res: Result, targets: list[str], bound: set[str]) -> l
 
     for t in targets:
         close(t)
-    order = list(lookups) + [i.name for i in ledger.inputs.values() if i.name in forms] \
+    order = (
+        list(lookups)
+        + [i.name for i in ledger.inputs.values() if i.name in forms]
         + [q.name for q in res.quantities]
+    )
     return [n for n in dict.fromkeys(order) if n in needed]
 
 
-def _formula(ledger: Ledger, res: Result, name: str, expr, local: dict[str, str],
-             names: dict[str, str], bound: dict[str, str]):
+def _formula(
+    ledger: Ledger,
+    res: Result,
+    name: str,
+    expr,
+    local: dict[str, str],
+    names: dict[str, str],
+    bound: dict[str, str],
+):
     inp = ledger.inputs.get(name)
     if inp is not None and inp.kind == "lookup":
         key = bound.get(str(inp.key), str(inp.key))
@@ -96,12 +116,19 @@ def _formula(ledger: Ledger, res: Result, name: str, expr, local: dict[str, str]
         return f"=IF({condition}, {name}, {lookup_formula(inp, key, qualifier)[1:]})"
     if name in res.overridden:  # a what-if value set with --set stays that value everywhere
         return to_plain(res.values[name])
-    return formula_template(expr).fill(
-        lambda p: local.get(p) or bound.get(p) or names.get(p, p))
+    return formula_template(expr).fill(lambda p: local.get(p) or bound.get(p) or names.get(p, p))
 
 
-def write_block(ws, top: int, ledger: Ledger, res: Result, targets: list[str],
-                variation: Variation, names: dict[str, str], cells: list[Cell]) -> dict[str, int]:
+def write_block(
+    ws,
+    top: int,
+    ledger: Ledger,
+    res: Result,
+    targets: list[str],
+    variation: Variation,
+    names: dict[str, str],
+    cells: list[Cell],
+) -> dict[str, int]:
     """Rows from `top` down; returns step name -> row (the caller reads targets there)."""
     forms = _forms(ledger, res)
     columns = [column_letter(FIRST_COL + i) for i in range(len(variation.sets))]
@@ -119,9 +146,14 @@ def write_block(ws, top: int, ledger: Ledger, res: Result, targets: list[str],
         text(ws, row, 3, item.unit)
         fmt = excel_format(item.unit, item.integer)
         for i, col in enumerate(columns):
-            put(ws, row, FIRST_COL + i,
+            put(
+                ws,
+                row,
+                FIRST_COL + i,
                 _formula(ledger, res, name, expr, local[col], names, bound[col]),
-                fill=LOOKUP_FILL if is_lookup else FORMULA_FILL, number_format=fmt)
+                fill=LOOKUP_FILL if is_lookup else FORMULA_FILL,
+                number_format=fmt,
+            )
             local[col][name] = f"{col}{row}"
             cells.append(Cell(ws.title, f"{col}{row}", res.model_id, name, set_keys[i]))
         rows[name] = row

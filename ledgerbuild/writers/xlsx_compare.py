@@ -1,6 +1,7 @@
 """Compare (model x GPU) and Sweeps (batch, context), each with its workings on a helper sheet
 (CompareCalc, SweepsCalc: one calculation per row, see xlsx_calc.py); the visible cells are one
 reference each."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -14,8 +15,13 @@ from .xlsx_layout import FORMULA_FILL, INPUT_FILL, TITLE_FONT, header, print_set
 from .xlsx_models import Cell
 from .xlsx_views import view_cell, view_label
 
-COMPARE = ["gpu_count", "max_concurrency", "offline_throughput_tokens_per_s",
-           "offline_usd_per_million_output_tokens", "usd_per_million_output_tokens"]
+COMPARE = [
+    "gpu_count",
+    "max_concurrency",
+    "offline_throughput_tokens_per_s",
+    "offline_usd_per_million_output_tokens",
+    "usd_per_million_output_tokens",
+]
 GPU_ROW = 3  # the GPU ids heading the CompareCalc columns
 BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 CONTEXTS = [1024 * 2**i for i in range(8)]  # 1K .. 128K
@@ -24,25 +30,28 @@ CALC_WIDTHS = {1: 24, 2: 36, 3: 12}
 
 def _calc_sheet(wb, title: str, note: str):
     ws = wb.create_sheet(title)
-    text(ws, 1, 1, title + ": one calculation per row, one variant per column (live)",
-         font=TITLE_FONT)
+    text(ws, 1, 1, title + ": one calculation per row, one variant per column (live)", font=TITLE_FONT)
     text(ws, 2, 1, note)
     return ws
 
 
-def write_compare_calc(wb, ledger: Ledger, results: list[Result], gpus: list[str],
-                       names_for, cells: list[Cell]) -> dict[tuple[str, str], int]:
+def write_compare_calc(
+    wb, ledger: Ledger, results: list[Result], gpus: list[str], names_for, cells: list[Cell]
+) -> dict[tuple[str, str], int]:
     """CompareCalc; returns (model, quantity) -> its row."""
-    ws = _calc_sheet(wb, "CompareCalc", "Green rows read the GPU table at the column's GPU; "
-                                        "blue rows are the ledger's formulas; everything "
-                                        "GPU-independent is read from the model's sheet.")
+    ws = _calc_sheet(
+        wb,
+        "CompareCalc",
+        "Green rows read the GPU table at the column's GPU; "
+        "blue rows are the ledger's formulas; everything "
+        "GPU-independent is read from the model's sheet.",
+    )
     header(ws, GPU_ROW, ["model", "step", "unit"] + gpus)
     variation = Variation({"gpu": lambda col: f"{col}${GPU_ROW}"}, [{"gpu": g} for g in gpus])
     where: dict[tuple[str, str], int] = {}
     row = GPU_ROW + 1
     for res in results:
-        rows = write_block(ws, row, ledger, res, COMPARE, variation, names_for(ledger, res),
-                           cells)
+        rows = write_block(ws, row, ledger, res, COMPARE, variation, names_for(ledger, res), cells)
         where.update({(res.model_id, n): r for n, r in rows.items()})
         row += len(rows)
     ws.freeze = (GPU_ROW + 1, FIRST_COL)
@@ -51,54 +60,94 @@ def write_compare_calc(wb, ledger: Ledger, results: list[Result], gpus: list[str
     return where
 
 
-def write_compare(wb, ledger: Ledger, results: list[Result], gpus: list[str],
-                  where: dict[tuple[str, str], int], cells: list[Cell]) -> None:
+def write_compare(
+    wb,
+    ledger: Ledger,
+    results: list[Result],
+    gpus: list[str],
+    where: dict[tuple[str, str], int],
+    cells: list[Cell],
+) -> None:
     """Model x GPU matrices: each cell one reference into CompareCalc."""
     ws = wb.create_sheet("Compare", 2)
-    text(ws, 1, 1, "Model x GPU under the other inputs of the Inputs sheet (live; workings on "
-                   "CompareCalc)", font=TITLE_FONT)
+    text(
+        ws,
+        1,
+        1,
+        "Model x GPU under the other inputs of the Inputs sheet (live; workings on CompareCalc)",
+        font=TITLE_FONT,
+    )
     row = 3
     for q in COMPARE:
-        text(ws, row, 1, f"{view_label(ledger, q)} - {ledger.any_form(q).description}",
-             font=TITLE_FONT)
+        text(ws, row, 1, f"{view_label(ledger, q)} - {ledger.any_form(q).description}", font=TITLE_FONT)
         header(ws, row + 1, ["model"] + gpus)
         for r, res in enumerate(results, start=row + 2):
             text(ws, r, 1, res.model_id)
             for c, gpu in enumerate(gpus, start=2):
                 col = column_letter(c + FIRST_COL - 2)
-                view_cell(ws, r, c, ledger, q,
-                          lambda n, m=res.model_id, col=col: f"CompareCalc!{col}{where[m, n]}",
-                          Cell(ws.title, coordinate(r, c), res.model_id, q,
-                               (("gpu", gpu),)), cells)
+                view_cell(
+                    ws,
+                    r,
+                    c,
+                    ledger,
+                    q,
+                    lambda n, m=res.model_id, col=col: f"CompareCalc!{col}{where[m, n]}",
+                    Cell(ws.title, coordinate(r, c), res.model_id, q, (("gpu", gpu),)),
+                    cells,
+                )
         row += len(results) + 4
     widths(ws, {1: 24, **{c: 16 for c in range(2, len(gpus) + 2)}})
     print_setup(ws)
 
 
 SWEEPS = [  # (varied name, values, fixed names, columns, note)
-    ("max_concurrency", BATCHES, {}, ["throughput_tokens_per_s",
-                                      "tokens_per_s_per_user_full_batch",
-                                      "usd_per_million_output_tokens"],
-     "Batch sweep: decode at a full batch of B requests (KV capacity not enforced)."),
-    ("context_tokens", CONTEXTS, {}, ["kv_bytes_at_context", "flops_attention_decode",
-                                      "flops_per_token"], "Context sweep: one request of S tokens."),
-    ("prompt_tokens", CONTEXTS, {"output_tokens": "0"}, ["max_concurrency"],
-     "Prompt sweep (no output tokens): requests whose KV fits."),
-    ("prompt_tokens", CONTEXTS, {}, ["offline_usd_per_million_output_tokens",
-                                     "offline_throughput_tokens_per_s"],
-     "Cost against context: every request's prompt length (output tokens from the Inputs "
-     "sheet; $0 / 'does not fit' where no request fits)."),
+    (
+        "max_concurrency",
+        BATCHES,
+        {},
+        ["throughput_tokens_per_s", "tokens_per_s_per_user_full_batch", "usd_per_million_output_tokens"],
+        "Batch sweep: decode at a full batch of B requests (KV capacity not enforced).",
+    ),
+    (
+        "context_tokens",
+        CONTEXTS,
+        {},
+        ["kv_bytes_at_context", "flops_attention_decode", "flops_per_token"],
+        "Context sweep: one request of S tokens.",
+    ),
+    (
+        "prompt_tokens",
+        CONTEXTS,
+        {"output_tokens": "0"},
+        ["max_concurrency"],
+        "Prompt sweep (no output tokens): requests whose KV fits.",
+    ),
+    (
+        "prompt_tokens",
+        CONTEXTS,
+        {},
+        ["offline_usd_per_million_output_tokens", "offline_throughput_tokens_per_s"],
+        "Cost against context: every request's prompt length (output tokens from the Inputs "
+        "sheet; $0 / 'does not fit' where no request fits).",
+    ),
 ]
 
 
-def write_sweeps(wb, ledger: Ledger, res: Result, names: dict[str, str],
-                 cells: list[Cell]) -> None:
+def write_sweeps(wb, ledger: Ledger, res: Result, names: dict[str, str], cells: list[Cell]) -> None:
     """Sweeps (tables and charts) with their workings on SweepsCalc."""
-    calc = _calc_sheet(wb, "SweepsCalc", f"Workings of the Sweeps sheet for {res.model_id}: "
-                                         "each block's first row holds the swept value.")
+    calc = _calc_sheet(
+        wb,
+        "SweepsCalc",
+        f"Workings of the Sweeps sheet for {res.model_id}: each block's first row holds the swept value.",
+    )
     ws = wb.create_sheet("Sweeps", 3)
-    text(ws, 1, 1, f"Sweeps for {res.model_id} (other inputs from the Inputs sheet; workings "
-                   "on SweepsCalc)", font=TITLE_FONT)
+    text(
+        ws,
+        1,
+        1,
+        f"Sweeps for {res.model_id} (other inputs from the Inputs sheet; workings on SweepsCalc)",
+        font=TITLE_FONT,
+    )
     calc_row, top, spans = 4, 3, []
     for var, values, fixed, columns, note in SWEEPS:
         text(ws, top, 1, note)
@@ -116,10 +165,23 @@ def write_sweeps(wb, ledger: Ledger, res: Result, names: dict[str, str],
             put(ws, r, 1, f"=SweepsCalc!{col}{value_row}", cached=v, fill=FORMULA_FILL)
             for c, q in enumerate(columns, start=2):
                 form = ledger.any_form(q)
-                put(ws, r, c, f"=SweepsCalc!{col}{rows[q]}", fill=FORMULA_FILL,
-                    number_format=excel_format(form.unit, form.integer))
-                cells.append(Cell(ws.title, coordinate(r, c), res.model_id,
-                                  q, tuple(sorted({var: str(v), **fixed}.items()))))
+                put(
+                    ws,
+                    r,
+                    c,
+                    f"=SweepsCalc!{col}{rows[q]}",
+                    fill=FORMULA_FILL,
+                    number_format=excel_format(form.unit, form.integer),
+                )
+                cells.append(
+                    Cell(
+                        ws.title,
+                        coordinate(r, c),
+                        res.model_id,
+                        q,
+                        tuple(sorted({var: str(v), **fixed}.items())),
+                    )
+                )
         spans.append((top + 2, top + 1 + len(values)))
         top += len(values) + 4
         calc_row += len(rows) + 3
@@ -127,11 +189,18 @@ def write_sweeps(wb, ledger: Ledger, res: Result, names: dict[str, str],
     widths(calc, {**CALC_WIDTHS, **{c: 14 for c in range(FIRST_COL, FIRST_COL + 9)}})
     (b_first, b_last), (c_first, c_last), (p_first, p_last) = spans[0], spans[1], spans[3]
     _chart(ws, "Throughput vs batch", "batch (requests)", "tokens/s", 2, b_first, b_last, "F4")
-    _chart(ws, "USD per million output tokens vs batch", "batch (requests)", "USD", 4, b_first,
-           b_last, "F20")
+    _chart(ws, "USD per million output tokens vs batch", "batch (requests)", "USD", 4, b_first, b_last, "F20")
     _chart(ws, "KV bytes vs context", "context (tokens)", "bytes", 2, c_first, c_last, "F36")
-    _chart(ws, "USD per million output tokens vs prompt length (estimate)", "prompt (tokens)",
-           "USD", 2, p_first, p_last, "F52")
+    _chart(
+        ws,
+        "USD per million output tokens vs prompt length (estimate)",
+        "prompt (tokens)",
+        "USD",
+        2,
+        p_first,
+        p_last,
+        "F52",
+    )
     print_setup(ws)
     print_setup(calc)
 
@@ -148,6 +217,14 @@ def _chart(ws, title, x_title, y_title, y_col, first, last, anchor):
     """A scatter chart (lines and markers, log2 x) of column y_col against column A."""
     sheet = quote(ws.title)
     y = column_letter(y_col)
-    ws.charts.append(Chart(title, x_title, y_title, f"{sheet}!$A${first}:$A${last}",
-                           f"{sheet}!${y}${first}:${y}${last}", f"{sheet}!${y}${first - 1}",
-                           anchor))
+    ws.charts.append(
+        Chart(
+            title,
+            x_title,
+            y_title,
+            f"{sheet}!$A${first}:$A${last}",
+            f"{sheet}!${y}${first}:${y}${last}",
+            f"{sheet}!${y}${first - 1}",
+            anchor,
+        )
+    )

@@ -4,6 +4,7 @@ Scope: what every sheet shares, on the in-memory book of xlsx_book.py. Styles ar
 format properties. Catalog strings are data: `text()` always writes a string cell, so a name
 starting with =, +, - or @ never becomes a formula.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -58,8 +59,12 @@ _STYLES: dict[tuple, dict] = {}
 def _merge(style: dict) -> dict:
     """fill=, font=, alignment= (property dicts) and number_format= as one format; equal
     arguments give the same dict object (the writer caches formats by identity)."""
-    key = (id(style.get("fill")), id(style.get("font")), id(style.get("alignment")),
-           style.get("number_format"))
+    key = (
+        id(style.get("fill")),
+        id(style.get("font")),
+        id(style.get("alignment")),
+        style.get("number_format"),
+    )
     if key not in _STYLES:
         out: dict = {}
         for name, value in style.items():
@@ -76,8 +81,7 @@ def text(ws: Sheet, row: int, col: int, value, **style) -> XCell:
     return ws.set(row, col, "" if value is None else str(value), "s", _merge(style))
 
 
-def put(ws: Sheet, row: int, col: int, value, cached=None, note: str | None = None,
-        **style) -> XCell:
+def put(ws: Sheet, row: int, col: int, value, cached=None, note: str | None = None, **style) -> XCell:
     """A number, or a formula we generated (a string starting with '='); a formula carries
     its cached value when the caller knows it (else the ledger pass fills it)."""
     if isinstance(value, str) and value.startswith("="):
@@ -111,15 +115,23 @@ def widths(ws: Sheet, cols: Mapping[int, float]) -> None:
     ws.col_widths.update(cols)
 
 
-def print_setup(ws: Sheet, landscape: bool = True, header_rows: str | None = None,
-                scenario: str = "", one_page: bool = False) -> None:
+def print_setup(
+    ws: Sheet,
+    landscape: bool = True,
+    header_rows: str | None = None,
+    scenario: str = "",
+    one_page: bool = False,
+) -> None:
     """Landscape, fit to width (and height where one_page), header rows repeated on every
     page, the sheet and scenario in the page header, page x of y and the build date in the
     footer."""
-    ws.page = {"landscape": landscape, "fit_height": 1 if one_page else 0,
-               "header_left": f"ledgerbuild - {_page_text(ws.title)}",
-               "header_right": _page_text(scenario),
-               "footer_left": f"built {datetime.date.today().isoformat()}"}
+    ws.page = {
+        "landscape": landscape,
+        "fit_height": 1 if one_page else 0,
+        "header_left": f"ledgerbuild - {_page_text(ws.title)}",
+        "header_right": _page_text(scenario),
+        "footer_left": f"built {datetime.date.today().isoformat()}",
+    }
     if header_rows:
         first, _, last = header_rows.partition(":")
         ws.page["repeat_rows"] = (int(first), int(last or first))

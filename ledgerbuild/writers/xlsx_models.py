@@ -6,6 +6,7 @@ source. Each value cell carries a sheet-scoped defined name equal to the input o
 name, so formulas read as math. `Cell` records what each formula cell must equal (the
 referee test recomputes it with the ledger).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -75,8 +76,13 @@ def write_model_sheet(wb, ledger: Ledger, res: Result, title: str, cells: list[C
     ws = wb.create_sheet(title)
     widths(ws, COLUMNS)
     text(ws, 1, 1, f"{res.model_name} ({res.model_id})", font=TITLE_FONT)
-    text(ws, 2, 1, f"Variants: {', '.join(sorted(res.tags))}. Scenario on the Inputs sheet; "
-                   "model fields in the Models table.")
+    text(
+        ws,
+        2,
+        1,
+        f"Variants: {', '.join(sorted(res.tags))}. Scenario on the Inputs sheet; "
+        "model fields in the Models table.",
+    )
     text(ws, 3, 1, "model_id")
     text(ws, 3, 2, res.model_id, fill=INPUT_FILL)
     define(wb, ws, "model_id", 3, 2, local=True)
@@ -86,8 +92,14 @@ def write_model_sheet(wb, ledger: Ledger, res: Result, title: str, cells: list[C
     row += 1
     for name in model_fields_used(ledger, res):
         inp = ledger.inputs[name]
-        put(ws, row, 2, f"=INDEX(models_{name}, MATCH(model_id, models_id, 0))",
-            fill=LOOKUP_FILL, number_format=excel_format(inp.unit, inp.integer))
+        put(
+            ws,
+            row,
+            2,
+            f"=INDEX(models_{name}, MATCH(model_id, models_id, 0))",
+            fill=LOOKUP_FILL,
+            number_format=excel_format(inp.unit, inp.integer),
+        )
         _describe(ws, row, name, inp.unit, "Models table", inp.description, inp.source)
         define(wb, ws, name, row, 2, local=True)
         cells.append(Cell(ws.title, f"B{row}", res.model_id, name))

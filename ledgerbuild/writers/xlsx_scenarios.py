@@ -3,6 +3,7 @@ GPU count or auto, precisions, workload, engine, time model, price), and every m
 throughput, latency, concurrency and GPUs per scenario. The first column follows the Inputs
 sheet; the others are starting points to edit. Workings on ScenariosCalc (xlsx_calc.py).
 """
+
 from __future__ import annotations
 
 from .. import catalog
@@ -24,8 +25,16 @@ from .xlsx_models import Cell
 from .xlsx_tables import add_dropdown
 from .xlsx_views import view_cell, view_label
 
-CHOICES = ["gpu", "weight_dtype", "kv_dtype", "workload", "serving_engine", "time_model",
-           "gpu_count_setting", "price_per_gpu_hour"]
+CHOICES = [
+    "gpu",
+    "weight_dtype",
+    "kv_dtype",
+    "workload",
+    "serving_engine",
+    "time_model",
+    "gpu_count_setting",
+    "price_per_gpu_hour",
+]
 FOLLOWERS = ["embedding_dtype", "lm_head_dtype", "expert_dtype"]  # follow weight_dtype here
 PRESETS = [  # (name, changes from the Inputs sheet)
     ("as Inputs", {}),
@@ -35,8 +44,14 @@ PRESETS = [  # (name, changes from the Inputs sheet)
     ("reasoning workload", {"workload": "reasoning"}),
     ("TensorRT-LLM engine", {"serving_engine": "tensorrt-llm"}),
 ]
-RESULTS = ["offline_usd_per_million_output_tokens", "offline_throughput_tokens_per_s",
-           "ttft_s", "tpot_s", "max_concurrency", "gpu_count"]
+RESULTS = [
+    "offline_usd_per_million_output_tokens",
+    "offline_throughput_tokens_per_s",
+    "ttft_s",
+    "tpot_s",
+    "max_concurrency",
+    "gpu_count",
+]
 FIRST_CHOICE_ROW = 5
 
 
@@ -74,24 +89,33 @@ def _sets(changes: dict) -> dict[str, str]:
     return sets
 
 
-def write_scenarios(wb, ledger: Ledger, results: list[Result], names_for,
-                    cells: list[Cell]) -> None:
+def write_scenarios(wb, ledger: Ledger, results: list[Result], names_for, cells: list[Cell]) -> None:
     ws = wb.create_sheet("Scenarios", 3)
-    text(ws, 1, 1, "Scenarios side by side (live): edit the yellow cells; the first column "
-                   "follows the Inputs sheet", font=TITLE_FONT)
-    text(ws, 2, 1, "gpu_count_setting 0 = auto (the smallest of 1, 2, 4, 8 GPUs that fits); "
-                   "price_per_gpu_hour 0 = the scenario's GPU at its list price (GPUs sheet). "
-                   "Other inputs come from the Inputs sheet. Workings on ScenariosCalc.")
+    text(
+        ws,
+        1,
+        1,
+        "Scenarios side by side (live): edit the yellow cells; the first column follows the Inputs sheet",
+        font=TITLE_FONT,
+    )
+    text(
+        ws,
+        2,
+        1,
+        "gpu_count_setting 0 = auto (the smallest of 1, 2, 4, 8 GPUs that fits); "
+        "price_per_gpu_hour 0 = the scenario's GPU at its list price (GPUs sheet). "
+        "Other inputs come from the Inputs sheet. Workings on ScenariosCalc.",
+    )
     choice_rows = _choice_cells(ws, ledger, results[0])
     calc = wb.create_sheet("ScenariosCalc")
-    text(calc, 1, 1, "ScenariosCalc: one calculation per row, one scenario per column (live)",
-         font=TITLE_FONT)
+    text(
+        calc, 1, 1, "ScenariosCalc: one calculation per row, one scenario per column (live)", font=TITLE_FONT
+    )
     header(calc, 3, ["model", "step", "unit"] + [name for name, _ in PRESETS])
 
     def cell_of(name):
         row = choice_rows["weight_dtype" if name in FOLLOWERS else name]
-        return lambda col: (f"Scenarios!${column_letter(column_index(col) - FIRST_COL + 2)}"
-                            f"${row}")
+        return lambda col: f"Scenarios!${column_letter(column_index(col) - FIRST_COL + 2)}${row}"
 
     keys = results[0].keys  # parts that follow weight_dtype on the Inputs sheet follow it here
     followers = [f for f in FOLLOWERS if keys[f] == keys["weight_dtype"]]
@@ -100,14 +124,12 @@ def write_scenarios(wb, ledger: Ledger, results: list[Result], names_for,
     row = 4
     for res in results:
         variation = Variation(binds, [_sets(changes) for _, changes in PRESETS])
-        rows = write_block(calc, row, ledger, res, RESULTS, variation, names_for(ledger, res),
-                           cells)
+        rows = write_block(calc, row, ledger, res, RESULTS, variation, names_for(ledger, res), cells)
         where.update({(res.model_id, n): r for n, r in rows.items()})
         row += len(rows)
     top = FIRST_CHOICE_ROW + len(CHOICES) + 2
     for q in RESULTS:
-        text(ws, top, 1, f"{view_label(ledger, q)} - {ledger.any_form(q).description}",
-             font=TITLE_FONT)
+        text(ws, top, 1, f"{view_label(ledger, q)} - {ledger.any_form(q).description}", font=TITLE_FONT)
         header(ws, top + 1, ["model"] + [name for name, _ in PRESETS])
         for c in range(1, len(PRESETS) + 2):
             ws.restyle(top + 1, c, **WRAP)
@@ -116,16 +138,21 @@ def write_scenarios(wb, ledger: Ledger, results: list[Result], names_for,
             text(ws, r, 1, res.model_id)
             for c, (_, changes) in enumerate(PRESETS, start=2):
                 col = column_letter(FIRST_COL + c - 2)
-                view_cell(ws, r, c, ledger, q,
-                          lambda n, m=res.model_id, col=col: f"ScenariosCalc!{col}{where[m, n]}",
-                          Cell(ws.title, coordinate(r, c), res.model_id, q,
-                               tuple(sorted(_sets(changes).items()))), cells)
+                view_cell(
+                    ws,
+                    r,
+                    c,
+                    ledger,
+                    q,
+                    lambda n, m=res.model_id, col=col: f"ScenariosCalc!{col}{where[m, n]}",
+                    Cell(ws.title, coordinate(r, c), res.model_id, q, tuple(sorted(_sets(changes).items()))),
+                    cells,
+                )
         top += len(results) + 4
     for c in range(1, len(PRESETS) + 2):
         ws.restyle(FIRST_CHOICE_ROW - 1, c, **WRAP)
     ws.row_heights[FIRST_CHOICE_ROW - 1] = 30
     widths(ws, {1: 30, **{c: 20 for c in range(2, len(PRESETS) + 2)}})
-    widths(calc, {1: 24, 2: 36, 3: 12, **{c: 14 for c in range(FIRST_COL,
-                                                                FIRST_COL + len(PRESETS))}})
+    widths(calc, {1: 24, 2: 36, 3: 12, **{c: 14 for c in range(FIRST_COL, FIRST_COL + len(PRESETS))}})
     print_setup(ws)
     print_setup(calc, header_rows="3:3")

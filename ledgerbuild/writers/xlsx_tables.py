@@ -3,6 +3,7 @@
 Inputs carry workbook-scoped defined names equal to the CLI's scenario names; lookups read
 the catalog tables with INDEX/MATCH (no XLOOKUP: LibreOffice 7.4 lacks it).
 """
+
 from __future__ import annotations
 
 import datetime
@@ -32,9 +33,14 @@ from .xlsx_layout import (
 
 ABOUT_COLUMNS = {1: 95}
 INPUT_COLUMNS = {1: 28, 2: 22, 3: 14, 4: 60, 5: 50}  # name, value, unit, description, source
-TABLE_SHEETS = {"gpus": "GPUs", "dtypes": "Precisions", "workloads": "Workloads",
-                "time_models": "TimeModels", "engines": "Engines",
-                "training_recipes": "Training"}
+TABLE_SHEETS = {
+    "gpus": "GPUs",
+    "dtypes": "Precisions",
+    "workloads": "Workloads",
+    "time_models": "TimeModels",
+    "engines": "Engines",
+    "training_recipes": "Training",
+}
 # columns a table sheet computes from its other columns (live, so edits follow):
 # (table, column) -> the columns whose ids it sums the bits of
 DERIVED = {("dtypes", "scale_bits"): ("scale_dtype", "zero_point_dtype")}
@@ -42,8 +48,10 @@ DERIVED = {("dtypes", "scale_bits"): ("scale_dtype", "zero_point_dtype")}
 
 def _derived_formula(cols: list[str], refs: tuple[str, ...], row: int) -> str:
     """Sum of dtypes_bits over the ids named in `refs` on this row (blank: 0)."""
-    terms = [f'IFERROR(INDEX(dtypes_bits, MATCH({column_letter(cols.index(ref) + 1)}{row}, '
-             f'dtypes_id, 0)), 0)' for ref in refs]
+    terms = [
+        f"IFERROR(INDEX(dtypes_bits, MATCH({column_letter(cols.index(ref) + 1)}{row}, dtypes_id, 0)), 0)"
+        for ref in refs
+    ]
     return "=" + "+".join(terms)
 
 
@@ -106,25 +114,40 @@ def write_inputs(wb, ledger: Ledger, result, overrides: set[str]) -> None:
         value = to_plain(result.inputs[inp.name]) if inp.kind != "key" else None
         note = f"{inp.description}\nSource: {inp.source}"
         if inp.kind == "key":
-            follows = isinstance(inp.default, sp.Symbol) \
-                and result.keys[inp.name] == result.keys[inp.default.name]
+            follows = (
+                isinstance(inp.default, sp.Symbol) and result.keys[inp.name] == result.keys[inp.default.name]
+            )
             if follows:
-                put(ws, row, 2, f"={inp.default}", cached=result.keys[inp.name], note=note,
-                    fill=INPUT_FILL)
+                put(ws, row, 2, f"={inp.default}", cached=result.keys[inp.name], note=note, fill=INPUT_FILL)
             else:
                 text(ws, row, 2, result.keys[inp.name], fill=INPUT_FILL).note = note
             assert inp.table is not None
             add_dropdown(ws, inp.table, coordinate(row, 2))
-        elif inp.name in overrides or not (inp.kind == "lookup"
-                                           or isinstance(inp.default, sp.Basic)):
-            put(ws, row, 2, value, note=note, fill=INPUT_FILL,
-                number_format=excel_format(inp.unit, inp.integer))
+        elif inp.name in overrides or not (inp.kind == "lookup" or isinstance(inp.default, sp.Basic)):
+            put(
+                ws,
+                row,
+                2,
+                value,
+                note=note,
+                fill=INPUT_FILL,
+                number_format=excel_format(inp.unit, inp.integer),
+            )
             _validate_number(ws, coordinate(row, 2), inp)
         else:  # a catalog lookup, or a default computed from other inputs
-            formula = lookup_formula(inp, str(inp.key)) if inp.kind == "lookup" \
-                else excel_formula(inp.default)
-            put(ws, row, 2, formula, cached=value, note=note, fill=LOOKUP_FILL,
-                number_format=excel_format(inp.unit))
+            formula = (
+                lookup_formula(inp, str(inp.key)) if inp.kind == "lookup" else excel_formula(inp.default)
+            )
+            put(
+                ws,
+                row,
+                2,
+                formula,
+                cached=value,
+                note=note,
+                fill=LOOKUP_FILL,
+                number_format=excel_format(inp.unit),
+            )
         define(wb, ws, inp.name, row, 2, local=False)
         text(ws, row, 1, inp.name)
         text(ws, row, 3, inp.unit)
@@ -138,10 +161,18 @@ def write_inputs(wb, ledger: Ledger, result, overrides: set[str]) -> None:
 def add_dropdown(ws, table: str, cells: str) -> None:
     """A list of the table's ids on `cells` (the table's id column: rows added to the table
     join it); anything else typed there is refused."""
-    ws.validations.append((cells, {
-        "validate": "list", "source": f"={table}_id",
-        "ignore_blank": False, "error_title": "Unknown id",
-        "error_message": f"Pick a {table[:-1]} from the list"}))
+    ws.validations.append(
+        (
+            cells,
+            {
+                "validate": "list",
+                "source": f"={table}_id",
+                "ignore_blank": False,
+                "error_title": "Unknown id",
+                "error_message": f"Pick a {table[:-1]} from the list",
+            },
+        )
+    )
 
 
 def _validate_number(ws, cell: str, inp: Input) -> None:
@@ -154,16 +185,16 @@ def _validate_number(ws, cell: str, inp: Input) -> None:
         options = {"validate": "custom", "value": f"=AND({cell}>={inp.lo or 0},{cell}<{inp.hi})"}
         rule = f">= {inp.lo or 0} and < {inp.hi}"
     elif inp.lo is not None and inp.hi is not None:
-        options = {"validate": kind, "criteria": "between", "minimum": inp.lo,
-                   "maximum": inp.hi}
+        options = {"validate": kind, "criteria": "between", "minimum": inp.lo, "maximum": inp.hi}
         rule = f"between {inp.lo} and {inp.hi}"
     else:
         bound = inp.lo if inp.lo is not None else inp.hi
-        options = {"validate": kind, "criteria": ">=" if inp.lo is not None else "<=",
-                   "value": bound}
+        options = {"validate": kind, "criteria": ">=" if inp.lo is not None else "<=", "value": bound}
         rule = (">= " if inp.lo is not None else "<= ") + str(bound)
-    options.update(error_title="Out of range",
-                   error_message=f"{inp.name}: {'a whole number ' if inp.integer else ''}{rule}")
+    options.update(
+        error_title="Out of range",
+        error_message=f"{inp.name}: {'a whole number ' if inp.integer else ''}{rule}",
+    )
     ws.validations.append((cell, options))
 
 
@@ -171,34 +202,63 @@ def write_about(wb, models: list[str], result) -> None:
     ws = wb.create_sheet("About")
     lines = [
         ("ledgerbuild - the arithmetic of LLM inference, live", TITLE_FONT),
-        ("Every computed number in this workbook is a live formula generated from one symbolic "
-         "ledger (sympy). Click a blue cell to read how it is computed: formulas read through "
-         "defined names (e.g. =num_hidden_layers*kv_bytes_per_token_layer).", None),
+        (
+            "Every computed number in this workbook is a live formula generated from one symbolic "
+            "ledger (sympy). Click a blue cell to read how it is computed: formulas read through "
+            "defined names (e.g. =num_hidden_layers*kv_bytes_per_token_layer).",
+            None,
+        ),
         ("How to use", SECTION_FONT),
-        ("1. Inputs sheet: pick a GPU, precisions, a workload, an engine and a time model from "
-         "the dropdowns; type a GPU count (0 = auto: the smallest of 1, 2, 4, 8 that fits), a "
-         "price per GPU-hour.", None),
-        ("2. Summary, Compare, Scenarios and Sweeps follow for every model; each model has its "
-         "own cost sheet; the ...Calc sheets hold the workings, one calculation per row.", None),
-        ("3. GPUs, Models, Workloads, Precisions, Engines, TimeModels and Training are editable "
-         "tables: change a figure there and every formula that reads it follows.", None),
+        (
+            "1. Inputs sheet: pick a GPU, precisions, a workload, an engine and a time model from "
+            "the dropdowns; type a GPU count (0 = auto: the smallest of 1, 2, 4, 8 that fits), a "
+            "price per GPU-hour.",
+            None,
+        ),
+        (
+            "2. Summary, Compare, Scenarios and Sweeps follow for every model; each model has its "
+            "own cost sheet; the ...Calc sheets hold the workings, one calculation per row.",
+            None,
+        ),
+        (
+            "3. GPUs, Models, Workloads, Precisions, Engines, TimeModels and Training are editable "
+            "tables: change a figure there and every formula that reads it follows.",
+            None,
+        ),
         ("Colours", SECTION_FONT),
-        ("yellow = an input you type or pick; green = looked up from a table (type over it to "
-         "override); blue = a live formula.", None),
+        (
+            "yellow = an input you type or pick; green = looked up from a table (type over it to "
+            "override); blue = a live formula.",
+            None,
+        ),
         ("Conventions", SECTION_FONT),
-        ("Units inside: bytes, seconds, FLOP. GB = 1e9 bytes, GiB = 2^30 bytes. GPU memory is "
-         "what the driver reports (memory_gb_unit_bytes = 0); 1e9 reads the marketed GB as the "
-         "lecture does.", None),
-        (f"Time model in force: {time_model_text(result.keys['time_model'])}. A step takes "
-         "overlap*MAX(compute, memory, link) + (1-overlap)*(compute + memory + link) + "
-         "step_overhead_s + sequences*sequence_overhead_s; link = tensor-parallel all-reduces "
-         "and pipeline hand-offs. 'roofline' is the lower bound; 'lecture-serving' reproduces "
-         "the lecture's §6.3 cost table.", None),
-        (f"Models: {len(models)}. Generated by ledgerbuild {__version__} on "
-         f"{datetime.date.today().isoformat()}.", None),
+        (
+            "Units inside: bytes, seconds, FLOP. GB = 1e9 bytes, GiB = 2^30 bytes. GPU memory is "
+            "what the driver reports (memory_gb_unit_bytes = 0); 1e9 reads the marketed GB as the "
+            "lecture does.",
+            None,
+        ),
+        (
+            f"Time model in force: {time_model_text(result.keys['time_model'])}. A step takes "
+            "overlap*MAX(compute, memory, link) + (1-overlap)*(compute + memory + link) + "
+            "step_overhead_s + sequences*sequence_overhead_s; link = tensor-parallel all-reduces "
+            "and pipeline hand-offs. 'roofline' is the lower bound; 'lecture-serving' reproduces "
+            "the lecture's §6.3 cost table.",
+            None,
+        ),
+        (
+            f"Models: {len(models)}. Generated by ledgerbuild {__version__} on "
+            f"{datetime.date.today().isoformat()}.",
+            None,
+        ),
     ]
-    lines.append(("Sources: seeds/000 lecture P2, seeds/001 shapes and formulas, seeds/002 "
-                  "prerequisites; HF config.json files; vendor datasheets (GPUs sheet).", None))
+    lines.append(
+        (
+            "Sources: seeds/000 lecture P2, seeds/001 shapes and formulas, seeds/002 "
+            "prerequisites; HF config.json files; vendor datasheets (GPUs sheet).",
+            None,
+        )
+    )
     widths(ws, ABOUT_COLUMNS)
     for r, (line, font) in enumerate(lines, start=1):
         text(ws, r, 1, line, alignment=WRAP, **({"font": font} if font else {}))

@@ -1,5 +1,6 @@
 """The Summary sheet: every model under the Inputs scenario, one reference per cell into the
 model's cost sheet (Compare and Sweeps: xlsx_compare.py)."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -22,19 +23,33 @@ from .xlsx_layout import (
 )
 from .xlsx_models import Cell
 
-SUMMARY = ["gpu_count", "params_total", "params_active", "weight_bytes", "kv_bytes_per_token",
-           "gpus_for_weights", "max_concurrency", "ttft_s", "tpot_s",
-           "offline_throughput_tokens_per_s", "offline_ceiling_tokens_per_s",
-           "offline_usd_per_million_output_tokens", "offline_floor_usd_per_million_output_tokens",
-           "usd_per_million_output_tokens", "offline_usd_per_million_output_tokens_input_priced",
-           "offline_usd_per_million_input_tokens"]
+SUMMARY = [
+    "gpu_count",
+    "params_total",
+    "params_active",
+    "weight_bytes",
+    "kv_bytes_per_token",
+    "gpus_for_weights",
+    "max_concurrency",
+    "ttft_s",
+    "tpot_s",
+    "offline_throughput_tokens_per_s",
+    "offline_ceiling_tokens_per_s",
+    "offline_usd_per_million_output_tokens",
+    "offline_floor_usd_per_million_output_tokens",
+    "usd_per_million_output_tokens",
+    "offline_usd_per_million_output_tokens_input_priced",
+    "offline_usd_per_million_input_tokens",
+]
 
 
 def scenario_line(res: Result) -> str:
     """The scenario the workbook was built with, for page headers."""
     k = res.keys
-    return (f"built for {k['gpu']}, weights {k['weight_dtype']}, KV {k['kv_dtype']}, "
-            f"{k['workload']}, engine {k['serving_engine']}, time model {k['time_model']}")
+    return (
+        f"built for {k['gpu']}, weights {k['weight_dtype']}, KV {k['kv_dtype']}, "
+        f"{k['workload']}, engine {k['serving_engine']}, time model {k['time_model']}"
+    )
 
 
 def sheet_titles(model_ids: list[str], taken: set[str]) -> dict[str, str]:
@@ -46,7 +61,7 @@ def sheet_titles(model_ids: list[str], taken: set[str]) -> dict[str, str]:
         title, n = mid[:31], 1
         while title.lower() in used:
             n += 1
-            title = f"{mid[:31 - len(str(n)) - 1]}~{n}"
+            title = f"{mid[: 31 - len(str(n)) - 1]}~{n}"
         used.add(title.lower())
         titles[mid] = title
     return titles
@@ -54,15 +69,23 @@ def sheet_titles(model_ids: list[str], taken: set[str]) -> dict[str, str]:
 
 def names_in(titles: dict[str, str]):
     """names_for(ledger, res): symbol -> text, the model's names qualified by its sheet."""
+
     def names_for(ledger: Ledger, res: Result) -> dict[str, str]:
         sheet = quote(titles[res.model_id])
         local = {q.name for q in res.quantities} | {i.name for i in ledger.inputs_of("model")}
         return {n: f"{sheet}!{n}" for n in local}
+
     return names_for
 
 
-UNGUARDED = {"gpu_count", "params_total", "params_active", "weight_bytes", "kv_bytes_per_token",
-             "gpus_for_weights"}
+UNGUARDED = {
+    "gpu_count",
+    "params_total",
+    "params_active",
+    "weight_bytes",
+    "kv_bytes_per_token",
+    "gpus_for_weights",
+}
 
 
 def view_label(ledger: Ledger, q: str) -> str:
@@ -76,8 +99,7 @@ def guard_of(q: str) -> str:
     return "offline_concurrency" if q.startswith("offline_") else "max_concurrency"
 
 
-def view_cell(ws, r: int, c: int, ledger: Ledger, q: str, ref_of, cell: Cell,
-              cells: list[Cell]) -> None:
+def view_cell(ws, r: int, c: int, ledger: Ledger, q: str, ref_of, cell: Cell, cells: list[Cell]) -> None:
     """A cell of a view: the quantity (scaled to its display unit), or "does not fit" where the
     model cannot run; the header's note says what it is."""
     _, shown, factor = VIEW_LABELS.get(q, (q, ledger.any_form(q).unit, 1))
@@ -85,8 +107,15 @@ def view_cell(ws, r: int, c: int, ledger: Ledger, q: str, ref_of, cell: Cell,
     guard = guard_of(q)
     formula = f'=IF({ref_of(guard)}>0, {value}, "does not fit")' if guard else "=" + value
     form = ledger.any_form(q)
-    put(ws, r, c, formula, fill=FORMULA_FILL, alignment=RIGHT,
-        number_format=SUMMARY_FORMATS.get(shown, excel_format(shown, form.integer)))
+    put(
+        ws,
+        r,
+        c,
+        formula,
+        fill=FORMULA_FILL,
+        alignment=RIGHT,
+        number_format=SUMMARY_FORMATS.get(shown, excel_format(shown, form.integer)),
+    )
     cells.append(replace(cell, scale=factor, guard=guard))
 
 
@@ -99,25 +128,36 @@ def header_notes(ws, row: int, ledger: Ledger, quantities: list[str], first_col:
         ws.cells[row, c].note = f"{q} ({form.unit}): {form.description}"
 
 
-def write_summary(wb, ledger: Ledger, results: list[Result], names_for,
-                  cells: list[Cell]) -> None:
+def write_summary(wb, ledger: Ledger, results: list[Result], names_for, cells: list[Cell]) -> None:
     ws = wb.create_sheet("Summary", 1)
     text(ws, 1, 1, "All models under the scenario on the Inputs sheet (live)", font=TITLE_FONT)
     header(ws, 3, ["model"] + SUMMARY)
     header_notes(ws, 3, ledger, SUMMARY, 2)
     ws.row_heights[3] = 45
-    text(ws, 2, 1, "GB = 1e9 bytes. Priced at price_per_gpu_hour (Inputs; 0 = the GPU's list "
-                   "price on the GPUs sheet, with its source and date). 'does not fit': no "
-                   "request's KV fits beside the weights on the GPUs. Estimate: the calibrated "
-                   "time model (fitted to measured throughput, prefill charged); floor / "
-                   "ceiling: the roofline; 'lecture decode-only': the lecture's serving table "
-                   "(prefill not charged).")
+    text(
+        ws,
+        2,
+        1,
+        "GB = 1e9 bytes. Priced at price_per_gpu_hour (Inputs; 0 = the GPU's list "
+        "price on the GPUs sheet, with its source and date). 'does not fit': no "
+        "request's KV fits beside the weights on the GPUs. Estimate: the calibrated "
+        "time model (fitted to measured throughput, prefill charged); floor / "
+        "ceiling: the roofline; 'lecture decode-only': the lecture's serving table "
+        "(prefill not charged).",
+    )
     for r, res in enumerate(results, start=4):
         text(ws, r, 1, res.model_id)
         names = names_for(ledger, res)
         for c, q in enumerate(SUMMARY, start=2):
-            view_cell(ws, r, c, ledger, q, lambda n, names=names: names[n],
-                      Cell(ws.title, coordinate(r, c), res.model_id, q),
-                      cells)
+            view_cell(
+                ws,
+                r,
+                c,
+                ledger,
+                q,
+                lambda n, names=names: names[n],
+                Cell(ws.title, coordinate(r, c), res.model_id, q),
+                cells,
+            )
     widths(ws, {1: 24, **{c: 20 for c in range(2, len(SUMMARY) + 2)}})
     print_setup(ws, header_rows="3:3", scenario=scenario_line(results[0]), one_page=True)
