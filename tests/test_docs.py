@@ -250,3 +250,49 @@ def test_large_results_carry_a_scaled_form_beside_the_exact_integer():
     assert float(scaled) == float(f"{int(exact.replace('{,}', '')) / 1e12:.4g}")
     md = runner.invoke(app, ["derive", "llama-3-8b", "params_total"]).output
     assert r"(\approx 8.03\ \text{B params})" in md  # lecture §3.1: 8.03 B
+
+
+HOSTILE_NAME = (
+    "模型 Модель\n\n# Heading [link](http://x) ![img](http://y) <b>html</b> "
+    "\\input{/etc/passwd} \x01 $x$ % & _ `code` *em*"
+)
+
+
+@pytest.fixture(scope="module")
+def hostile_docs(tmp_path_factory):
+    """Issue 17: a model whose name carries blank lines, Markdown, HTML, LaTeX commands, a
+    control character and non-Latin scripts."""
+    tmp = tmp_path_factory.mktemp("hostile")
+    entry = yaml.safe_load(catalog.model_paths()["llama-3.2-1b"].read_text())
+    entry["id"], entry["name"] = "hostile", HOSTILE_NAME
+    path = tmp / "hostile.yaml"
+    path.write_text(yaml.safe_dump(entry, allow_unicode=True), encoding="utf-8")
+    out = tmp / "docs"
+    result = runner.invoke(app, ["docs", "--models", str(path), "--no-plots", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_catalog_strings_stay_text_in_markdown(hostile_docs):
+    tokens = GFM.parse((hostile_docs / "hostile.md").read_text(encoding="utf-8"))
+    assert sum(t.type == "heading_open" and t.tag == "h1" for t in tokens) == 1
+    heading = tokens[[t.type for t in tokens].index("heading_open") + 1].children
+    assert [t.type for t in heading] == ["text", "code_inline", "text"]  # name (`id`)
+    shown = heading[0].content
+    assert "[link](http://x) ![img](http://y) <b>html</b> \\input{/etc/passwd}" in shown
+    assert "$x$ % & _ `code` *em*" in shown and "\n" not in shown
+    inline = [t for tok in tokens if tok.children for t in tok.children]
+    html = [t.content for t in tokens + inline if t.type in ("html_inline", "html_block")]
+    assert all(re.fullmatch(r'<a id="q-hostile-\w+">|</a>', h.strip()) for h in html)  # anchors
+    assert not any(t.type == "image" for t in inline)
+
+
+@pytest.mark.tex
+def test_catalog_strings_stay_text_in_latex(hostile_docs):
+    """Blank lines collapse, commands are escaped, non-Latin scripts are transliterated to
+    [U+XXXX] (pdflatex with T1 fonts; no Unicode engine assumed): the document compiles."""
+    _need_pdflatex()
+    body = (hostile_docs / "hostile-body.tex").read_text(encoding="utf-8")
+    assert "[U+6A21]" in body and r"\input{" not in body
+    code, log = _compile(hostile_docs / "hostile.tex")
+    assert code == 0, log[-2000:]

@@ -34,9 +34,36 @@ _ESCAPES = {
 _ESCAPE_RE = re.compile("|".join(re.escape(k) for k in _ESCAPES))
 
 
+# characters beyond Latin-1 that T1-encoded pdflatex sets; any other is transliterated
+_TYPOGRAPHY = {
+    "\u2013": "--",
+    "\u2014": "---",
+    "\u2018": "`",
+    "\u2019": "'",
+    "\u201c": "``",
+    "\u201d": "''",
+    "\u2026": r"\ldots{}",
+    "\u2212": "-",
+}
+
+
 def tex_escape(text) -> str:
-    """A catalog string as inert LaTeX text: no command, group or special character survives."""
-    return _ESCAPE_RE.sub(lambda m: _ESCAPES[m.group(0)], str(text))
+    """A catalog string as inert LaTeX text: no command, group or special character survives;
+    whitespace runs (blank lines would end a paragraph inside a heading) become one space;
+    control characters and characters pdflatex cannot set (non-Latin scripts: T1 fonts, no
+    Unicode engine assumed) are transliterated to [U+XXXX]."""
+    plain = " ".join(str(text).split())
+    out = []
+    for ch in plain:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ch in _TYPOGRAPHY:
+            out.append(_TYPOGRAPHY[ch])
+        elif ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 or ord(ch) > 0xFF:
+            out.append(f"[U+{ord(ch):04X}]")
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 def tex_name(ledger: Ledger, name: str) -> str:

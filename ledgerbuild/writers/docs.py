@@ -9,6 +9,7 @@ fragment, and every catalog string through `tex_escape`. Files are written atomi
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -18,7 +19,7 @@ import sympy as sp
 from jinja2.sandbox import SandboxedEnvironment
 
 from .. import catalog
-from ..errors import LedgerError, close_matches
+from ..errors import LedgerError, close_matches, one_line
 from ..evaluate import Evaluator, Result, gpu_count_text, time_model_text, to_plain
 from ..files import write_text
 from ..ledger import Ledger
@@ -44,8 +45,16 @@ ALL_TEMPLATES = sorted({n for names in TEMPLATES.values() for n in names})
 STEPS = {"qkv": "QKV projection", "attention": "attention", "o_proj": "output projection", "mlp": "MLP"}
 
 
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]#!|$<>~])")  # no link without [ ], so ( ) stay
+
+
 def md_escape(text) -> str:
-    return str(text).replace("|", r"\|").replace("$", r"\$").replace("<", "&lt;")
+    """A catalog string as inert Markdown text: one line (whitespace runs, blank lines
+    included, become one space; control characters shown escaped), every character that
+    could start a link, image, heading, emphasis, code, math, HTML or a table cell
+    backslash-escaped, & as an entity."""
+    plain = one_line(" ".join(str(text).split()), limit=2000)
+    return _MD_SPECIAL.sub(r"\\\1", plain.replace("&", "&amp;"))
 
 
 def label(text) -> str:
@@ -177,7 +186,8 @@ def scenario_text(result: Result, per_model: bool = False) -> str:
         f"weights {k['weight_dtype']}, "
         f"KV {k['kv_dtype']}, workload {k['workload']} ({v['prompt_tokens']} in / "
         f"{v['output_tokens']} out), context {to_plain(v['context_tokens'])}, "
-        f"batch {v['batch_size']}, {to_plain(v['price_per_gpu_hour'])} USD per GPU-hour"
+        f"batch {v['batch_size']}, {to_plain(result.value('gpu_price_usd_per_hour')):g} USD per "
+        "GPU-hour"
     )
 
 
