@@ -9,6 +9,7 @@ normalised per family by `ledgerbuild.families`. Scenario inputs carry the names
 import sympy as sp
 
 from ledgerbuild.ledger import (
+    constant,
     key_input,
     lookup_input,
     model_input,
@@ -17,6 +18,52 @@ from ledgerbuild.ledger import (
 )
 
 from .sources import DEEPSEEK_V3_MTP, HF, KORTHIKANTI, LECTURE, LEVIATHAN, LORA, NCCL, PREREQ, VLLM
+
+# --- unit conversions, named (no formula hides a number; the workbook lists them on Inputs) -
+SI = "SI prefixes (BIPM SI Brochure, 9th ed., Table 7)"
+IEC = "IEC 80000-13 binary prefixes"
+seconds_per_hour = constant("seconds_per_hour", 3600, "s/h", "Seconds in an hour", source=SI, tex="3600")
+tokens_per_million = constant(
+    "tokens_per_million",
+    10**6,
+    "tokens",
+    "Tokens in a million (prices are per million tokens)",
+    source=SI,
+    tex="10^{6}",
+)
+bits_per_byte = constant("bits_per_byte", 8, "bits/byte", "Bits in a byte", source=IEC, tex="8")
+bytes_per_mib = constant("bytes_per_mib", 2**20, "bytes/MiB", "Bytes in a MiB", source=IEC, tex="2^{20}")
+bytes_per_gib = constant("bytes_per_gib", 2**30, "bytes/GiB", "Bytes in a GiB", source=IEC, tex="2^{30}")
+per_giga = constant("per_giga", 10**9, "1/G", "Units in a giga-unit (GB/s -> B/s)", source=SI, tex="10^{9}")
+per_tera = constant(
+    "per_tera",
+    10**12,
+    "1/T",
+    "Units in a tera-unit (TFLOP/s -> FLOP/s, TB/s -> B/s)",
+    source=SI,
+    tex="10^{12}",
+)
+seconds_per_microsecond = constant(
+    "seconds_per_microsecond",
+    sp.Rational(1, 10**6),
+    "s/us",
+    "Seconds in a microsecond",
+    source=SI,
+    tex="10^{-6}",
+)
+underflow_exponent = constant(
+    "underflow_exponent",
+    700,
+    "1",
+    "x beyond which e^-x is taken as 0 "
+    "(e^-700 = 1e-304, near a double's smallest normal 2.2e-308; "
+    "LibreOffice errs rather than underflow to 0)",
+    source="IEEE 754 binary64",
+    tex="700",
+)
+ms_per_second = constant(
+    "ms_per_second", 1000, "ms/s", "Milliseconds in a second (latencies shown in ms)", source=SI, tex="10^{3}"
+)
 
 # --- model fields (HF config.json) -------------------------------------------------------
 hidden_size = model_input("hidden_size", "elements", "Width of the residual stream d", lo=1, tex=r"d")
@@ -381,7 +428,7 @@ gpu_memory_driver_bytes = lookup_input(
     "GPU memory the driver reports (nvidia-smi memory.total)",
     key="gpu",
     column="memory_mib",
-    scale=2**20,
+    scale=bytes_per_mib,
     source="GPU table",
 )
 interconnect_bytes_per_s = lookup_input(
@@ -390,7 +437,7 @@ interconnect_bytes_per_s = lookup_input(
     "GPU-to-GPU link bandwidth, each way",
     key="gpu",
     column="interconnect_gb_per_s",
-    scale=10**9,
+    scale=per_giga,
     source="GPU table",
 )
 interconnect_hop_latency_s = lookup_input(
@@ -399,7 +446,7 @@ interconnect_hop_latency_s = lookup_input(
     "Latency of one step of a ring collective",
     key="gpu",
     column="interconnect_hop_latency_us",
-    scale=sp.Rational(1, 10**6),
+    scale=seconds_per_microsecond,
     source=NCCL,
 )
 # the engine table
@@ -427,7 +474,7 @@ engine_reserve_bytes = lookup_input(
     "Runtime memory outside weights and KV (CUDA context, activations, graphs)",
     key="serving_engine",
     column="runtime_reserve_gib",
-    scale=2**30,
+    scale=bytes_per_gib,
     source="engine table",
 )
 max_batch = lookup_input(
@@ -461,7 +508,7 @@ hbm_bandwidth_bytes_per_s = lookup_input(
     "Peak HBM bandwidth",
     key="gpu",
     column="hbm_bandwidth_tb_per_s",
-    scale=10**12,
+    scale=per_tera,
     source="GPU table",
 )
 bf16_flops_per_s = lookup_input(
@@ -470,7 +517,7 @@ bf16_flops_per_s = lookup_input(
     "Dense BF16 tensor peak",
     key="gpu",
     column="bf16_dense_tflops",
-    scale=10**12,
+    scale=per_tera,
     source="GPU table",
 )
 fp4_flops_per_s = lookup_input(
@@ -479,7 +526,7 @@ fp4_flops_per_s = lookup_input(
     "Dense FP4 tensor peak (0: none)",
     key="gpu",
     column="fp4_dense_tflops",
-    scale=10**12,
+    scale=per_tera,
     source="GPU table",
 )
 fp8_flops_per_s = lookup_input(
@@ -488,7 +535,7 @@ fp8_flops_per_s = lookup_input(
     "Dense FP8 tensor peak (0: none)",
     key="gpu",
     column="fp8_dense_tflops",
-    scale=10**12,
+    scale=per_tera,
     source="GPU table",
 )
 

@@ -39,6 +39,7 @@ from .inputs import (
     prompt_tokens,
     sequence_overhead_s,
     step_overhead_s,
+    underflow_exponent,
 )
 from .kv_cache import kv_bytes_at_context, kv_bytes_prompt
 from .memory import gpu_count, kv_share_per_gpu, total_gpus, weight_bytes, weight_bytes_per_gpu
@@ -88,13 +89,25 @@ def link_time(tokens, layers):
     return allreduces + handoffs
 
 
+moe_route_share = quantity(
+    "moe_route_share",
+    num_experts_per_tok / n_routed_experts,
+    "1",
+    "Share of the routed experts one token uses, k / E",
+    source="DeepSeek-V3 report §2.1.2 (top-k routing)",
+    topic=T,
+    when="moe",
+)
+
+
 def experts_untouched_bytes(batch):
     """Routed-expert bytes a decode step of `batch` tokens does not read (uniform routing)."""
-    share = num_experts_per_tok / n_routed_experts
+    share = moe_route_share
     # exp(-b s / (1 - s)) <= (1 - s)^b: while b s <= 700 (1 - s) the power stays above e^-700
     # (no underflow: LibreOffice gives an error, not 0, for 0.75^3000); past it, call it 0
     untouched = Piecewise(
-        (0, batch * share > 700 * (1 - share)), (n_routed_experts * (1 - share) ** batch, True)
+        (0, batch * share > underflow_exponent * (1 - share)),
+        (n_routed_experts * (1 - share) ** batch, True),
     )
     return num_moe_layers * untouched * params_expert * expert_dtype_bytes
 

@@ -18,6 +18,7 @@ from ledgerbuild.ledger import quantity
 
 from .inputs import (
     bf16_flops_per_s,
+    bits_per_byte,
     embedding_format,
     expert_format,
     fp4_flops_per_s,
@@ -83,7 +84,7 @@ kv_bits_per_element = quantity(
 )
 weight_dtype_bytes = quantity(
     "weight_dtype_bytes",
-    weight_bits_per_param / 8,
+    weight_bits_per_param / bits_per_byte,
     "bytes",
     "Bytes per weight of weight_dtype",
     source=PREREQ,
@@ -91,14 +92,19 @@ weight_dtype_bytes = quantity(
 )
 expert_dtype_bytes = quantity(
     "expert_dtype_bytes",
-    expert_bits_per_param / 8,
+    expert_bits_per_param / bits_per_byte,
     "bytes",
     "Bytes per routed-expert weight",
     source=PREREQ,
     topic=T,
 )
 kv_dtype_bytes = quantity(
-    "kv_dtype_bytes", kv_bits_per_element / 8, "bytes", "Bytes per KV element", source=PREREQ, topic=T
+    "kv_dtype_bytes",
+    kv_bits_per_element / bits_per_byte,
+    "bytes",
+    "Bytes per KV element",
+    source=PREREQ,
+    topic=T,
 )
 params_routed_experts = quantity(
     "params_routed_experts",
@@ -122,7 +128,7 @@ quantity(
 )
 embedding_bytes = quantity(
     "embedding_bytes",
-    params_embedding * embedding_bits_per_param / 8,
+    params_embedding * embedding_bits_per_param / bits_per_byte,
     "bytes",
     "Bytes of the embedding table",
     source=MX,
@@ -132,7 +138,7 @@ weight_bytes = quantity(
     "weight_bytes",
     (params_total - params_embedding - params_lm_head - params_routed_experts) * weight_dtype_bytes
     + embedding_bytes
-    + params_lm_head * lm_head_bits_per_param / 8
+    + params_lm_head * lm_head_bits_per_param / bits_per_byte
     + params_routed_experts * expert_dtype_bytes,
     "bytes",
     "Bytes of all weights, each part in its format",

@@ -33,6 +33,8 @@ from .inputs import (
     output_tokens,
     pipeline_parallel,
     prompt_tokens,
+    seconds_per_hour,
+    tokens_per_million,
 )
 from .kv_cache import kv_bytes_at_context
 from .latency import (
@@ -181,7 +183,9 @@ ceiling = quantity(
 
 
 def usd_per_million(tokens_per_s):
-    return Piecewise((gpu_price * total_gpus / 3600 * 10**6 / tokens_per_s, fits), (0, True))
+    return Piecewise(
+        (gpu_price * total_gpus / seconds_per_hour * tokens_per_million / tokens_per_s, fits), (0, True)
+    )
 
 
 quantity(

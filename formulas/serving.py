@@ -16,6 +16,8 @@ from .inputs import (
     gpu_list_price_usd_per_hour,
     output_tokens,
     price_per_gpu_hour,
+    seconds_per_hour,
+    tokens_per_million,
 )
 from .latency import decode_step
 from .memory import max_concurrency, total_gpus
@@ -58,7 +60,10 @@ quantity(
 )
 usd_per_million = quantity(
     "usd_per_million_output_tokens",
-    Piecewise((gpu_price * total_gpus / 3600 * 10**6 / throughput, max_concurrency > 0), (0, True)),
+    Piecewise(
+        (gpu_price * total_gpus / seconds_per_hour * tokens_per_million / throughput, max_concurrency > 0),
+        (0, True),
+    ),
     "USD",
     "Cost of a million output tokens (floor under the time model); "
     "0 = does not fit (no request's KV fits beside the weights)",
@@ -67,7 +72,7 @@ usd_per_million = quantity(
 )
 quantity(
     "usd_per_request",
-    usd_per_million * output_tokens / 10**6,
+    usd_per_million * output_tokens / tokens_per_million,
     "USD",
     "Cost of one request's output tokens",
     source=S63 + " demo 2-3",

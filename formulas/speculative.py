@@ -29,6 +29,7 @@ from ledgerbuild.ledger import quantity
 
 from .inputs import (
     batch_size,
+    bits_per_byte,
     hidden_size,
     n_routed_experts,
     norms_per_layer,
@@ -83,7 +84,7 @@ quantity(
 )
 decode_turning = quantity(
     "decode_turning_batch",
-    ridge_point * weight_bits_per_param / 16,
+    ridge_point * weight_bits_per_param / (2 * bits_per_byte),
     "requests",
     "Batch at which a decode step's weight reads reach the "
     "ridge: 2 B FLOP per (bits/8) bytes per parameter = ridge",

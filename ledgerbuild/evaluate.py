@@ -150,6 +150,8 @@ class Evaluator:
             if name not in known:
                 raise LedgerError(f"--set {name}: unknown name{close_matches(name, known, 'quantities')}")
             inp = self.ledger.inputs.get(name)
+            if inp is not None and inp.kind == "constant":
+                raise LedgerError(f"--set {name}: a constant ({inp.description}) is not set")
             if inp is None or inp.kind != "key":  # a number, whether or not the model uses it
                 _number(name, value)
 
@@ -311,7 +313,14 @@ def lookup(inp: Input, keys: dict) -> sp.Expr:
     assert inp.table and inp.key and inp.column, inp.name
     qualifier = keys.get(inp.qualifier) if inp.qualifier else None
     row = catalog.row(inp.table, catalog.row_id(inp.table, keys[inp.key], qualifier))
-    return exact(getattr(row, inp.column)) * exact(inp.scale)
+    return exact(getattr(row, inp.column)) * scale_of(inp)
+
+
+def scale_of(inp: Input) -> sp.Expr:
+    """A lookup's unit conversion as an exact number (a named constant, or 1)."""
+    if isinstance(inp.scale, sp.Symbol):
+        return exact(load_formulas().inputs[inp.scale.name].default)
+    return exact(inp.scale)
 
 
 def _as_numbers(result: Result) -> dict:

@@ -24,8 +24,9 @@ class Input:
     """A named input symbol.
 
     kind: "model" (a catalog field), "scenario" (a number the user sets), "key" (a string
-    choice naming a row of a catalog table), or "lookup" (a column of a catalog table, read
-    at the row a key input names).
+    choice naming a row of a catalog table), "lookup" (a column of a catalog table, read
+    at the row a key input names), or "constant" (a unit conversion, named so that no formula
+    hides a number: seconds per hour, bytes per GiB).
     """
 
     name: str
@@ -40,7 +41,7 @@ class Input:
     table: str | None = None  # key/lookup: catalog table
     key: str | None = None  # lookup: the key input naming the row
     column: str | None = None  # lookup: the table column
-    scale: int | float = 1  # lookup: catalog unit -> base unit (e.g. TB/s -> B/s)
+    scale: object = 1  # lookup: catalog unit -> base unit (a constant's symbol, e.g. TB/s -> B/s)
     qualifier: str | None = None  # lookup: a key input whose row `key@qualifier` wins if present
     tex: str | None = None  # math symbol in derivations (default: \mathrm{name})
     hi_open: bool = False  # the range excludes hi (a probability below 1)
@@ -130,6 +131,13 @@ def model_input(
 ) -> sp.Symbol:
     return LEDGER.add_input(
         Input(name, "model", unit, description, source, lo, hi, integer, default, tex=tex)
+    )
+
+
+def constant(name, value, unit, description, *, source, tex) -> sp.Symbol:
+    """A unit conversion with a name (and its number in derivations: `tex`)."""
+    return LEDGER.add_input(
+        Input(name, "constant", unit, description, source, value, value, False, value, tex=tex)
     )
 
 

@@ -35,6 +35,8 @@ SUMMARY_FORMATS = {
     "requests": "#,##0",
     "GPUs": "#,##0",
 }
+# a view's display factor by the constant that names it (formulas/inputs.py)
+SCALE_NAMES = {1000: "ms_per_second"}
 # (label, unit shown, factor applied in the cell) of the quantities the views show
 VIEW_LABELS = {
     "gpu_count": ("GPUs (tensor parallel)", "GPUs", 1),

@@ -187,3 +187,21 @@ def test_pandas_reads_the_summary_costs_as_numbers(workbook_path):
     assert len(fits) >= 15
     assert all(isinstance(v, float) and v > 0 for v in fits[cost])
     assert frame["model"].iloc[0] == next(iter(catalog.models()))
+
+
+def test_no_formula_hides_a_constant(workbook):
+    """Issue 14 (FAST / ICAEW: no hard-coded numbers): unit conversions and guards are named
+    cells on the Inputs sheet; what remains in formulas is structure (0, 1, 2 FLOPs per MAC,
+    3 SwiGLU matrices, the tensor-parallel sizes 1, 2, 4, 8, Korthikanti's 34 and 5)."""
+    allowed = {"0", "1", "2", "3", "4", "5", "6", "8", "34"}
+    found = set()
+    for ws in workbook.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if isinstance(c.value, str) and c.value.startswith("="):
+                    f = re.sub(r'"[^"]*"', "", c.value)
+                    f = re.sub(r"'[^']*'!|\$?[A-Z]{1,3}\$?\d+", "", f)
+                    found |= set(re.findall(r"(?<![A-Za-z_.\d])(\d+(?:\.\d+)?(?:E[+-]?\d+)?)", f))
+    assert found <= allowed, found - allowed
+    names = set(workbook.defined_names)
+    assert {"seconds_per_hour", "tokens_per_million", "per_tera", "bytes_per_gib"} <= names

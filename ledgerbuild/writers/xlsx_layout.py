@@ -16,6 +16,7 @@ from .xlsx_book import Book, Sheet, XCell, column_letter, coordinate
 INPUT_FILL = {"bg_color": "#FFF2CC", "pattern": 1}  # yellow: type here
 LOOKUP_FILL = {"bg_color": "#E2EFDA", "pattern": 1}  # green: looked up (may be typed over)
 FORMULA_FILL = {"bg_color": "#DDEBF7", "pattern": 1}  # blue: live formula
+CONSTANT_FILL = {"bg_color": "#EDEDED", "pattern": 1}  # grey: a named constant
 HEADER_FILL = {"bg_color": "#1F4E78", "pattern": 1}
 HEADER_FONT = {"bold": True, "font_color": "#FFFFFF"}
 TITLE_FONT = {"bold": True, "font_size": 14}

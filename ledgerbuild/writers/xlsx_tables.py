@@ -17,6 +17,7 @@ from ..printers.excel import excel_formula
 from ..units import excel_format
 from .xlsx_book import Table, column_letter, coordinate
 from .xlsx_layout import (
+    CONSTANT_FILL,
     INPUT_FILL,
     LOOKUP_FILL,
     SECTION_FONT,
@@ -90,7 +91,7 @@ def write_table(wb, table: str, rows: list) -> None:
 def lookup_formula(inp: Input, key_text: str, qualifier_text: str | None = None) -> str:
     """=INDEX(table_column, MATCH(key, table_id, 0)) * scale; a qualified lookup reads the row
     `key@qualifier` where the table has one (IFERROR: else the row `key`)."""
-    scale = "" if inp.scale == 1 else f"*{excel_formula(sp.sympify(inp.scale))[1:]}"
+    scale = "" if inp.scale == 1 else f"*{excel_formula(sp.sympify(inp.scale))[1:]}"  # a name
     column, ids = f"{inp.table}_{inp.column}", f"{inp.table}_id"
     plain = f"INDEX({column}, MATCH({key_text}, {ids}, 0))"
     if inp.qualifier:
@@ -108,12 +109,27 @@ def write_inputs(wb, ledger: Ledger, result, overrides: set[str]) -> None:
     text(ws, 2, 1, "Green cells look up the catalog tables; type a number over one to override it.")
     header(ws, 4, ["name", "value", "unit", "description", "source"])
     row = 5
-    for inp in ledger.inputs.values():
-        if inp.kind == "model":
-            continue
+    constants = ledger.inputs_of("constant")
+    scenario = [i for i in ledger.inputs.values() if i.kind not in ("model", "constant")]
+    for inp in scenario + constants:
+        if inp is (constants[0] if constants else None):
+            text(
+                ws, row + 1, 1, "Constants (unit conversions every formula reads by name)", font=SECTION_FONT
+            )
+            row += 2
         value = to_plain(result.inputs[inp.name]) if inp.kind != "key" else None
         note = f"{inp.description}\nSource: {inp.source}"
-        if inp.kind == "key":
+        if inp.kind == "constant":
+            put(
+                ws,
+                row,
+                2,
+                value,
+                note=note,
+                fill=CONSTANT_FILL,
+                number_format=excel_format(inp.unit, isinstance(value, int)),
+            )
+        elif inp.kind == "key":
             follows = (
                 isinstance(inp.default, sp.Symbol) and result.keys[inp.name] == result.keys[inp.default.name]
             )
@@ -123,7 +139,7 @@ def write_inputs(wb, ledger: Ledger, result, overrides: set[str]) -> None:
                 text(ws, row, 2, result.keys[inp.name], fill=INPUT_FILL).note = note
             assert inp.table is not None
             add_dropdown(ws, inp.table, coordinate(row, 2))
-        elif inp.name in overrides or not (inp.kind == "lookup" or isinstance(inp.default, sp.Basic)):
+        elif inp.name in overrides or not (inp.kind == "lookup" or _computed(inp.default)):
             put(
                 ws,
                 row,
@@ -156,6 +172,11 @@ def write_inputs(wb, ledger: Ledger, result, overrides: set[str]) -> None:
         fit_row(ws, row, {4: inp.description, 5: inp.source}, INPUT_COLUMNS)
         row += 1
     print_setup(ws)
+
+
+def _computed(default) -> bool:
+    """A default computed from other inputs (a number such as 4/5 is typed, not computed)."""
+    return isinstance(default, sp.Basic) and bool(default.free_symbols)
 
 
 def add_dropdown(ws, table: str, cells: str) -> None:

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from ..evaluate import Result
 from ..ledger import Ledger
-from ..units import SUMMARY_FORMATS, VIEW_LABELS, excel_format
+from ..units import SCALE_NAMES, SUMMARY_FORMATS, VIEW_LABELS, excel_format
 from .xlsx_book import coordinate
 from .xlsx_layout import (
     FORMULA_FILL,
@@ -103,7 +103,7 @@ def view_cell(ws, r: int, c: int, ledger: Ledger, q: str, ref_of, cell: Cell, ce
     """A cell of a view: the quantity (scaled to its display unit), or "does not fit" where the
     model cannot run; the header's note says what it is."""
     _, shown, factor = VIEW_LABELS.get(q, (q, ledger.any_form(q).unit, 1))
-    value = ref_of(q) + (f"*{factor}" if factor != 1 else "")
+    value = ref_of(q) + (f"*{SCALE_NAMES[factor]}" if factor != 1 else "")
     guard = guard_of(q)
     formula = f'=IF({ref_of(guard)}>0, {value}, "does not fit")' if guard else "=" + value
     form = ledger.any_form(q)
