@@ -205,3 +205,18 @@ def test_no_formula_hides_a_constant(workbook):
     assert found <= allowed, found - allowed
     names = set(workbook.defined_names)
     assert {"seconds_per_hour", "tokens_per_million", "per_tera", "bytes_per_gib"} <= names
+
+
+def test_blue_cells_on_model_sheets_say_what_they_compute(workbook):
+    """Issue 14: each formula cell of a model sheet carries a note with the quantity, its unit
+    and what it computes in words (the view sheets' headers carry the same)."""
+    ws = workbook["llama-3-8b"]
+    formulas = [
+        c
+        for c in ws["B"]
+        if isinstance(c.value, str) and not c.value.startswith("=INDEX") and c.value.startswith("=")
+    ]
+    assert len(formulas) > 100
+    for c in formulas:
+        name = ws.cell(row=c.row, column=1).value
+        assert c.comment is not None and c.comment.text.startswith(f"{name} ("), c.coordinate

@@ -114,7 +114,15 @@ def write_model_sheet(wb, ledger: Ledger, res: Result, title: str, cells: list[C
                 shown = "set on the command line"
             else:
                 shown = formula_template(q.expr).fill({})
-                put(ws, row, 2, shown, fill=FORMULA_FILL, number_format=fmt)
+                put(
+                    ws,
+                    row,
+                    2,
+                    shown,
+                    fill=FORMULA_FILL,
+                    number_format=fmt,
+                    note=f"{q.name} ({q.unit}): {q.description}",
+                )
                 cells.append(Cell(ws.title, f"B{row}", res.model_id, q.name))
             _describe(ws, row, q.name, q.unit, shown.lstrip("="), q.description, q.source)
             define(wb, ws, q.name, row, 2, local=True)
