@@ -17,7 +17,18 @@ from ledgerbuild.ledger import (
     variant,
 )
 
-from .sources import DEEPSEEK_V3_MTP, HF, KORTHIKANTI, LECTURE, LEVIATHAN, LORA, NCCL, PREREQ, VLLM
+from .sources import (
+    DEEPSEEK_V3,
+    DEEPSEEK_V3_MTP,
+    HF,
+    KORTHIKANTI,
+    LECTURE,
+    LEVIATHAN,
+    LORA,
+    NCCL,
+    PREREQ,
+    VLLM,
+)
 
 # --- unit conversions, named (no formula hides a number; the workbook lists them on Inputs) -
 SI = "SI prefixes (BIPM SI Brochure, 9th ed., Table 7)"
@@ -263,6 +274,24 @@ logits_dtype_bytes = scenario_input(
     lo=1,
     source=LECTURE + " §6.1 (FP32 logits)",
 )
+attention_scores_dtype_bytes = scenario_input(
+    "attention_scores_dtype_bytes",
+    "bytes",
+    "Bytes per attention-score element an unfused kernel writes",
+    default=2,
+    lo=1,
+    source="BF16 scores",
+)
+expert_parallel = scenario_input(
+    "expert_parallel",
+    "replicas",
+    "Expert-parallel degree: data-parallel attention replicas of the gpu_count x pipeline "
+    "group, with the routed experts split across all their GPUs (1: no expert parallelism)",
+    default=1,
+    lo=1,
+    integer=True,
+    source=DEEPSEEK_V3 + " §3.4 (EP32 prefill, EP320 decode)",
+)
 count_embedding_read = scenario_input(
     "count_embedding_read",
     "0/1",
@@ -386,6 +415,36 @@ embedding_format = format_lookups("embedding", "embedding_dtype")
 lm_head_format = format_lookups("lm_head", "lm_head_dtype")
 expert_format = format_lookups("expert", "expert_dtype")
 kv_format = format_lookups("kv", "kv_dtype")
+key_input(
+    "moe_dispatch_dtype",
+    "Format of the activations sent to the experts (all-to-all dispatch)",
+    table="dtypes",
+    default="fp8",
+    source=DEEPSEEK_V3 + " §3.3.2 (FP8 dispatch)",
+)
+key_input(
+    "moe_combine_dtype",
+    "Format of the expert outputs sent back (all-to-all combine)",
+    table="dtypes",
+    default="bf16",
+    source=DEEPSEEK_V3 + " §3.3.2 (BF16 combine)",
+)
+moe_dispatch_bits = lookup_input(
+    "moe_dispatch_bits",
+    "bits",
+    "Bits of one dispatched activation element",
+    key="moe_dispatch_dtype",
+    column="bits",
+    source="dtype table",
+)
+moe_combine_bits = lookup_input(
+    "moe_combine_bits",
+    "bits",
+    "Bits of one combined activation element",
+    key="moe_combine_dtype",
+    column="bits",
+    source="dtype table",
+)
 weight_math_bits = lookup_input(
     "weight_math_bits",
     "bits",

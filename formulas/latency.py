@@ -25,6 +25,7 @@ from .inputs import (
     bandwidth_efficiency,
     batch_size,
     count_embedding_read,
+    expert_parallel,
     hbm_bandwidth_bytes_per_s,
     hidden_size,
     interconnect_bytes_per_s,
@@ -42,10 +43,18 @@ from .inputs import (
     underflow_exponent,
 )
 from .kv_cache import kv_bytes_at_context, kv_bytes_prompt
-from .memory import gpu_count, kv_share_per_gpu, total_gpus, weight_bytes, weight_bytes_per_gpu
+from .memory import (
+    gpu_count,
+    kv_share_per_gpu,
+    replica_gpus,
+    total_gpus,
+    weight_bytes,
+    weight_bytes_per_gpu,
+)
+from .moe import all_to_all_bytes, routed_expert_bytes
 from .numerics import embedding_bytes, expert_dtype_bytes, peak_flops_per_s, weight_dequant_factor
 from .params import num_moe_layers, params_expert
-from .sources import LECTURE, NCCL, PIPELINE, PREREQ, SHAPES
+from .sources import DEEPSEEK_V3, LECTURE, NCCL, PIPELINE, PREREQ, SHAPES
 
 T = "latency"
 S62 = LECTURE + " §6.2"
@@ -69,9 +78,11 @@ def memory_time(bytes_per_gpu):
     return bytes_per_gpu / (bandwidth_efficiency * hbm_bandwidth_bytes_per_s)
 
 
-def link_time(tokens, layers):
-    """Two ring all-reduces per layer over the tensor-parallel group, plus the hand-offs
-    between pipeline stages, for a step of `tokens` tokens through `layers` layers."""
+def link_time(prefix, tokens, layers):
+    """Two ring all-reduces per layer over the tensor-parallel group, the all-to-all of every
+    MoE layer under expert parallelism (declared as `<prefix>_expert_exchange_s`), and the
+    hand-offs between pipeline stages, for a step of `tokens` tokens (per replica) through
+    `layers` layers."""
     message = tokens * hidden_size * activation_dtype_bytes
     ring = (
         2 * (gpu_count - 1) / gpu_count * message / (allreduce_efficiency * interconnect_bytes_per_s)
@@ -79,6 +90,21 @@ def link_time(tokens, layers):
         + allreduce_latency_s
     )
     allreduces = Piecewise((0, gpu_count <= 1), (2 * layers * ring, True))
+    # expert parallelism: every MoE layer sends each token to its k experts and back; the
+    # (EP - 1) / EP of it bound for other replicas' GPUs crosses the interconnect
+    all_to_all = (expert_parallel - 1) / expert_parallel * tokens * all_to_all_bytes / (
+        allreduce_efficiency * interconnect_bytes_per_s
+    ) + 2 * (expert_parallel - 1) * interconnect_hop_latency_s
+    moe_layers = num_moe_layers * layers / num_hidden_layers
+    expert_exchange = quantity(
+        f"{prefix}_expert_exchange_s",
+        Piecewise((0, expert_parallel <= 1), (moe_layers * all_to_all, True)),
+        "s",
+        "All-to-all time of the step's MoE layers under expert parallelism (dispatch and "
+        "combine; 0 without EP)",
+        source=DEEPSEEK_V3 + " §3.3.2; " + NCCL,
+        topic=T,
+    )
     handoffs = (
         (pipeline_parallel - 1)
         / pipeline_parallel
@@ -86,7 +112,7 @@ def link_time(tokens, layers):
         / num_hidden_layers
         * (message / interconnect_bytes_per_s + interconnect_hop_latency_s)
     )
-    return allreduces + handoffs
+    return allreduces + expert_exchange + handoffs
 
 
 moe_route_share = quantity(
@@ -130,9 +156,9 @@ def decode_step(prefix, batch, source, sequences=None):
     sequences = batch if sequences is None else sequences
     unread = quantity(
         f"{prefix}_experts_unread_bytes",
-        experts_untouched_bytes(batch),
+        experts_untouched_bytes(batch * expert_parallel),
         "bytes",
-        "Routed-expert bytes not read by this decode step",
+        "Routed-expert bytes not read by this decode step (the tokens of every EP replica)",
         source=S62,
         topic=T,
         when="moe",
@@ -146,7 +172,9 @@ def decode_step(prefix, batch, source, sequences=None):
         topic=T,
         when="dense",
     )
-    weights_read = (weight_bytes - embedding_unread_bytes - unread) / total_gpus
+    weights_read = (weight_bytes - routed_expert_bytes - embedding_unread_bytes) / replica_gpus + (
+        routed_expert_bytes - unread
+    ) / total_gpus
     kv_read = sequences * kv_bytes_at_context * kv_share_per_gpu
     step_bytes = quantity(
         f"{prefix}_bytes_per_gpu",
@@ -174,7 +202,7 @@ def decode_step(prefix, batch, source, sequences=None):
     )
     x = quantity(
         f"{prefix}_link_s",
-        link_time(batch, num_hidden_layers),
+        link_time(prefix, batch, num_hidden_layers),
         "s",
         "All-reduce and pipeline hand-off time of this decode step",
         source=NCCL + "; " + PIPELINE,
@@ -204,7 +232,7 @@ prefill_memory_s = quantity(
 )
 prefill_link_s = quantity(
     "prefill_link_s",
-    link_time(prompt_tokens, num_hidden_layers),
+    link_time("prefill", prompt_tokens, num_hidden_layers),
     "s",
     "All-reduce and pipeline hand-off time of the prefill",
     source=NCCL,

@@ -21,6 +21,7 @@ from ledgerbuild.ledger import quantity
 from .inputs import (
     engine_fraction_of_free,
     engine_reserve_bytes,
+    expert_parallel,
     gpu_count_setting,
     gpu_memory_driver_bytes,
     gpu_memory_gb,
@@ -34,8 +35,9 @@ from .inputs import (
     vocab_size,
 )
 from .kv_cache import kv_bytes_per_request, kv_bytes_per_token
+from .moe import routed_expert_bytes
 from .numerics import weight_bytes
-from .sources import LECTURE, PIPELINE
+from .sources import DEEPSEEK_V3, LECTURE, PIPELINE
 
 T = "memory"
 B = "bytes"
@@ -91,12 +93,29 @@ def kv_shard(gpus):
     return ceiling(num_key_value_heads / gpus) / num_key_value_heads
 
 
+def weights_on(gpus):
+    """Weight bytes on one of `gpus` tensor-parallel GPUs of a stage: the replicated part
+    sharded over them, the routed experts split over every EP replica too."""
+    replica = gpus * pipeline_parallel
+    return (weight_bytes - routed_expert_bytes) / replica + routed_expert_bytes / (replica * expert_parallel)
+
+
+WEIGHTS_ON = {
+    n: quantity(
+        f"weight_bytes_on_{n}_gpus",
+        weights_on(n),
+        B,
+        f"Weight bytes on each GPU if {n} tensor-parallel GPU(s) held the model",
+        source=S61,
+        topic=T,
+    )
+    for n in TP_SIZES[:-1]
+}
+
+
 def spare_bytes(gpus, shard):
     """KV pool left on one GPU after one request's KV, on `gpus` tensor-parallel GPUs."""
-    return (
-        kv_budget(weight_bytes / (gpus * pipeline_parallel))
-        - kv_bytes_per_request * shard / pipeline_parallel
-    )
+    return kv_budget(WEIGHTS_ON[gpus]) - kv_bytes_per_request * shard / pipeline_parallel
 
 
 def auto_gpu_count(shard_of, when):
@@ -146,17 +165,54 @@ quantity(
     topic=T,
     when="mla",
 )
-total_gpus = quantity(
-    "total_gpus",
+replica_gpus = quantity(
+    "replica_gpus",
     gpu_count * pipeline_parallel,
     "GPUs",
-    "GPUs of the deployment: tensor-parallel size x pipeline stages",
+    "GPUs of one model replica: tensor-parallel size x pipeline stages",
     source=PIPELINE,
     topic=T,
     integer=True,
 )
+total_gpus = quantity(
+    "total_gpus",
+    replica_gpus * expert_parallel,
+    "GPUs",
+    "GPUs of the deployment: one replica's GPUs x expert-parallel replicas",
+    source=PIPELINE + "; " + DEEPSEEK_V3 + " §3.4",
+    topic=T,
+    integer=True,
+)
 weight_bytes_per_gpu = quantity(
-    "weight_bytes_per_gpu", weight_bytes / total_gpus, B, "Weight bytes on each GPU", source=S61, topic=T
+    "weight_bytes_per_gpu",
+    weights_on(gpu_count),
+    B,
+    "Weight bytes on each GPU (routed experts split over the expert-parallel replicas)",
+    source=S61 + "; " + DEEPSEEK_V3 + " §3.4",
+    topic=T,
+)
+replicated_bytes_per_gpu = (weight_bytes - routed_expert_bytes) / replica_gpus
+quantity(
+    "expert_parallel_min",
+    Piecewise(
+        (0, replicated_bytes_per_gpu >= usable_bytes_per_gpu),
+        (
+            Max(
+                1,
+                ceiling(
+                    routed_expert_bytes / replica_gpus / (usable_bytes_per_gpu - replicated_bytes_per_gpu)
+                ),
+            ),
+            True,
+        ),
+    ),
+    "replicas",
+    "Smallest expert-parallel degree whose weights fit on the GPUs (round it up to one that "
+    "divides n_routed_experts; 0: the replicated part alone does not fit)",
+    source=DEEPSEEK_V3 + " §3.4",
+    topic=T,
+    when="moe",
+    integer=True,
 )
 kv_budget_bytes_per_gpu = quantity(
     "kv_budget_bytes_per_gpu",

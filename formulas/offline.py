@@ -24,6 +24,7 @@ from ledgerbuild.ledger import quantity
 from .flops import flops_per_token, flops_prefill
 from .inputs import (
     bandwidth_efficiency,
+    expert_parallel,
     hbm_bandwidth_bytes_per_s,
     input_token_price_ratio,
     max_batch,
@@ -43,7 +44,8 @@ from .latency import (
     link_time,
     step_time,
 )
-from .memory import kv_capacity_requests, kv_share_per_gpu, total_gpus, weight_bytes
+from .memory import kv_capacity_requests, kv_share_per_gpu, replica_gpus, total_gpus, weight_bytes
+from .moe import routed_expert_bytes
 from .numerics import peak_flops_per_s, weight_dequant_factor
 from .serving import gpu_price
 from .sources import LECTURE, NCCL, TRTLLM
@@ -88,7 +90,7 @@ flops_per_output_token = quantity(
 )
 unread = quantity(
     "offline_experts_unread_bytes",
-    experts_untouched_bytes(floor(step_tokens)),
+    experts_untouched_bytes(floor(step_tokens) * expert_parallel),
     "bytes",
     "Routed-expert bytes a step of offline_step_tokens does not read",
     source=SRC,
@@ -104,7 +106,9 @@ quantity(
     topic=T,
     when="dense",
 )
-weights_read = (weight_bytes - embedding_unread_bytes - unread) / total_gpus
+weights_read = (weight_bytes - routed_expert_bytes - embedding_unread_bytes) / replica_gpus + (
+    routed_expert_bytes - unread
+) / total_gpus
 step_bytes = quantity(
     "offline_bytes_per_gpu",
     weights_read + micro_batch * kv_bytes_at_context * kv_share_per_gpu,
@@ -115,7 +119,7 @@ step_bytes = quantity(
 )
 compute_floor = quantity(
     "offline_compute_floor_s",
-    micro_batch * flops_per_output_token / (total_gpus * peak_flops_per_s),
+    micro_batch * flops_per_output_token / (replica_gpus * peak_flops_per_s),
     "s",
     "Stage step compute at peak FLOP/s",
     source=SRC,
@@ -131,7 +135,7 @@ memory_floor = quantity(
 )
 link = quantity(
     "offline_link_s",
-    link_time(step_tokens, num_hidden_layers / pipeline_parallel),
+    link_time("offline", step_tokens, num_hidden_layers / pipeline_parallel),
     "s",
     "Stage step all-reduces and hand-off under the time model",
     source=NCCL,
@@ -165,7 +169,7 @@ step = quantity(
 fits = offline_concurrency > 0
 throughput = quantity(
     "offline_throughput_tokens_per_s",
-    Piecewise((micro_batch / step, fits), (0, True)),
+    Piecewise((expert_parallel * micro_batch / step, fits), (0, True)),
     "tokens/s",
     "Output tokens per second of the deployment, all requests queued "
     "(estimate under the time model; 0 = does not fit)",
@@ -174,7 +178,7 @@ throughput = quantity(
 )
 ceiling = quantity(
     "offline_ceiling_tokens_per_s",
-    Piecewise((micro_batch / Max(compute_floor, memory_floor), fits), (0, True)),
+    Piecewise((expert_parallel * micro_batch / Max(compute_floor, memory_floor), fits), (0, True)),
     "tokens/s",
     "Roofline ceiling of offline throughput: no engine exceeds it (0 = does not fit)",
     source=SRC,

@@ -186,6 +186,16 @@ num_moe_layers = quantity(
     when="moe",
     integer=True,
 )
+quantity(
+    "num_moe_layers",
+    0,
+    "layers",
+    "Dense model: no mixture-of-experts layers",
+    source=LECTURE + " §3.3",
+    topic=T,
+    when="dense",
+    integer=True,
+)
 params_mlp = quantity(
     "params_mlp", L * params_dense_mlp_layer, P, "All MLP parameters", source=S31, topic=T, when="dense"
 )

@@ -8,12 +8,18 @@ are assumed fused (not counted as HBM traffic), as in seeds/001.
 from ledgerbuild.ledger import quantity
 
 from .flops import flops_per_token, flops_prefill
-from .inputs import batch_size, hbm_bandwidth_bytes_per_s
+from .inputs import (
+    batch_size,
+    bits_per_byte,
+    hbm_bandwidth_bytes_per_s,
+    n_routed_experts,
+    num_experts_per_tok,
+)
 from .kv_cache import kv_bytes_prompt
 from .latency import decode_bytes_per_gpu
-from .memory import total_gpus, weight_bytes
-from .numerics import peak_flops_per_s
-from .sources import PREREQ, SHAPES
+from .memory import replica_gpus, weight_bytes
+from .numerics import expert_bits_per_param, peak_flops_per_s
+from .sources import DEEPSEEK_V3, PREREQ, SHAPES
 
 T = "roofline"
 INTENSITY = "FLOP/byte"
@@ -36,9 +42,19 @@ quantity(
 )
 quantity(
     "decode_intensity",
-    batch_size * flops_per_token / (decode_bytes_per_gpu * total_gpus),
+    batch_size * flops_per_token / (decode_bytes_per_gpu * replica_gpus),
     INTENSITY,
     "Decode-step FLOPs per HBM byte at batch_size",
     source=SHAPES + " (1.05 at batch 1)",
     topic=T,
+)
+quantity(
+    "moe_tokens_to_ridge",
+    ridge_point * expert_bits_per_param / (2 * bits_per_byte) * n_routed_experts / num_experts_per_tok,
+    "tokens",
+    "Tokens in flight (all EP replicas) at which one routed expert's GEMM reaches the ridge: a "
+    "dense layer's turning batch (2 FLOP per (bits/8) bytes per parameter = ridge) times E / k",
+    source=SHAPES + "; " + DEEPSEEK_V3 + " §2.1.2",
+    topic=T,
+    when="moe",
 )

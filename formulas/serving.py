@@ -13,6 +13,7 @@ from ledgerbuild.ledger import quantity
 
 from .inputs import (
     default_price_per_gpu_hour,
+    expert_parallel,
     gpu_list_price_usd_per_hour,
     output_tokens,
     price_per_gpu_hour,
@@ -44,7 +45,7 @@ full_batch_step_s = quantity(
 )
 throughput = quantity(
     "throughput_tokens_per_s",
-    max_concurrency / full_batch_step_s,
+    expert_parallel * max_concurrency / full_batch_step_s,
     "tokens/s",
     "Output tokens per second of the whole deployment",
     source=S63,

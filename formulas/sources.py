@@ -6,6 +6,7 @@ PREREQ = "Chapter 2 'Prerequisites' (seeds/002)"
 HF = "HF transformers modeling code (parameter layout)"
 VLLM = "vLLM defaults (gpu_memory_utilization=0.9, max_num_seqs=256)"
 DEEPSEEK_V2 = "DeepSeek-V2 (arXiv:2405.04434) §2.1 MLA"
+DEEPSEEK_V3 = "DeepSeek-V3 technical report (arXiv:2412.19437)"
 NCCL = "NCCL ring all-reduce cost model (src/graph/tuning.cc: 2(n-1) steps, per-hop latency)"
 TRTLLM = "TensorRT-LLM perf-overview v0.17 (measurements/trtllm_perf_v0.17.yaml)"
 PIPELINE = "Narayanan et al. 2021, Efficient large-scale training on GPU clusters (pipeline parallelism)"
@@ -26,3 +27,4 @@ CHEN = (
 DEEPSEEK_V3_MTP = (
     "DeepSeek-V3 (arXiv:2412.19437) §2.2 MTP; README_WEIGHTS.md (MTP: 11.5B unique, 1.5B active)"
 )
+FLASH_ATTENTION = "FlashAttention (Dao et al. 2022, arXiv:2205.14135)"

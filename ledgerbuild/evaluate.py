@@ -237,6 +237,12 @@ class Evaluator:
             self._scenario = keys, self.scenario_values(keys)
         keys, scenario = self._scenario
         inputs = {**self.model_values(fields, entry.where), **scenario}
+        ep, experts = inputs["expert_parallel"], inputs["n_routed_experts"]
+        if ep > 1 and experts > 0 and experts % ep != 0:
+            raise LedgerError(
+                f"--set expert_parallel={ep}: field expert_parallel: does not divide "
+                f"{entry.where}'s n_routed_experts {experts}"
+            )
         tags = self.ledger.tags_for({k: int(v) if v.is_Integer else v for k, v in inputs.items()})
         return keys, inputs, tags
 
