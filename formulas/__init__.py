@@ -18,6 +18,7 @@ TOPICS = [
     "roofline",
     "offline",
     "long_context",
+    "rope",
     "layer_steps",
     "training",
     "speculative",

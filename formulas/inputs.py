@@ -72,6 +72,22 @@ underflow_exponent = constant(
     source="IEEE 754 binary64",
     tex="700",
 )
+yarn_mscale_coefficient = constant(
+    "yarn_mscale_coefficient",
+    sp.Rational(1, 10),
+    "1",
+    "YaRN's attention-temperature slope: sqrt(1/t) = 0.1 ln s + 1",
+    source="Peng et al. 2023 (YaRN) eq. 22",
+    tex="0.1",
+)
+ramp_epsilon = constant(
+    "ramp_epsilon",
+    sp.Rational(1, 1000),
+    "pairs",
+    "YaRN ramp width when its two ends meet (avoids 0/0)",
+    source="transformers modeling_rope_utils linear_ramp_factor",
+    tex="0.001",
+)
 ms_per_second = constant(
     "ms_per_second", 1000, "ms/s", "Milliseconds in a second (latencies shown in ms)", source=SI, tex="10^{3}"
 )
@@ -156,6 +172,58 @@ variant("mla", lambda m: m.get("kv_lora_rank", 0) > 0)
 variant("gqa", lambda m: m.get("kv_lora_rank", 0) == 0)
 variant("moe", lambda m: m.get("n_routed_experts", 0) > 0)
 variant("dense", lambda m: m.get("n_routed_experts", 0) == 0)
+
+# RoPE (config.json rope_theta and rope_scaling; see ledgerbuild.families.rope_fields)
+ROPE = "HF config.json rope_theta / rope_scaling"
+rope_theta = model_input(
+    "rope_theta", "1", "RoPE base", integer=False, lo=1e-9, source=ROPE, tex=r"\theta_{\mathrm{base}}"
+)
+rope_dim = model_input(
+    "rope_dim",
+    "elements",
+    "Rotary width d_r (head_dim; MLA: qk_rope_head_dim)",
+    lo=2,
+    source=ROPE,
+    tex=r"d_r",
+)
+rope_type_code = model_input(
+    "rope_type_code",
+    "code",
+    "The config's rope type: 0 default, 1 linear, 2 dynamic, 3 yarn, 4 llama3",
+    lo=0,
+    hi=4,
+    source=ROPE,
+)
+rope_scaling_factor = model_input(
+    "rope_scaling_factor",
+    "ratio",
+    "The config's rope scaling factor (1: none)",
+    integer=False,
+    lo=1e-9,
+    source=ROPE,
+)
+rope_original_max_position = model_input(
+    "rope_original_max_position", "tokens", "Trained context (original_max_position_embeddings)", source=ROPE
+)
+rope_low_freq_factor = model_input(
+    "rope_low_freq_factor", "ratio", "llama3: low_freq_factor", integer=False, lo=1e-9, source=ROPE
+)
+rope_high_freq_factor = model_input(
+    "rope_high_freq_factor", "ratio", "llama3: high_freq_factor", integer=False, lo=1e-9, source=ROPE
+)
+rope_beta_fast = model_input(
+    "rope_beta_fast", "rotations", "YaRN: beta_fast", integer=False, lo=1e-9, source=ROPE
+)
+rope_beta_slow = model_input(
+    "rope_beta_slow", "rotations", "YaRN: beta_slow", integer=False, lo=1e-9, source=ROPE
+)
+rope_mscale = model_input("rope_mscale", "1", "YaRN (DeepSeek): mscale (0: none)", integer=False, source=ROPE)
+rope_mscale_all_dim = model_input(
+    "rope_mscale_all_dim", "1", "YaRN (DeepSeek): mscale_all_dim (0: none)", integer=False, source=ROPE
+)
+rope_truncate = model_input(
+    "rope_truncate", "0/1", "YaRN: truncate the correction range to whole dimensions", hi=1, source=ROPE
+)
 
 # --- scenario ----------------------------------------------------------------------------
 key_input(
@@ -415,6 +483,30 @@ embedding_format = format_lookups("embedding", "embedding_dtype")
 lm_head_format = format_lookups("lm_head", "lm_head_dtype")
 expert_format = format_lookups("expert", "expert_dtype")
 kv_format = format_lookups("kv", "kv_dtype")
+key_input(
+    "rope_method",
+    "RoPE scaling to apply (model: the config's own rope_scaling)",
+    table="rope_methods",
+    default="model",
+    source="seeds/001 §RoPE (PI, NTK-aware, YaRN)",
+)
+rope_method_code = lookup_input(
+    "rope_method_code",
+    "code",
+    "The chosen method's code (-1: the model's own)",
+    key="rope_method",
+    column="code",
+    source="rope method table",
+    lo=-1,
+)
+rope_factor = scenario_input(
+    "rope_factor",
+    "ratio",
+    "RoPE scaling factor s (0: the model's own factor)",
+    default=0,
+    lo=0,
+    source="seeds/001 §RoPE",
+)
 key_input(
     "moe_dispatch_dtype",
     "Format of the activations sent to the experts (all-to-all dispatch)",

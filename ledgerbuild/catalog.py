@@ -158,6 +158,13 @@ class EngineEntry(_Strict):
     source: str
 
 
+class RopeMethodEntry(_Strict):
+    id: str = Field(pattern=ID)
+    code: int = Field(ge=-1, le=4)
+    description: str
+    source: str
+
+
 class TrainingRecipeEntry(_Strict):
     id: str = Field(pattern=ID)
     working_weight_bytes: float = Field(ge=0)
@@ -175,6 +182,7 @@ TABLES: dict[str, type[_Strict]] = {
     "time_models": TimeModelEntry,
     "engines": EngineEntry,
     "training_recipes": TrainingRecipeEntry,
+    "rope_methods": RopeMethodEntry,
 }
 # extra files whose rows join a table (the calibrated time model, written by `calibrate`)
 _TABLE_EXTRAS = {"time_models": ["calibrated"]}

@@ -39,6 +39,8 @@ def python_source(expr) -> str:
         return repr(float(expr))
     if expr in (sp.true, sp.false):
         return repr(bool(expr))
+    if expr is sp.pi:
+        return "_pi"
     if isinstance(expr, sp.Piecewise):
         *branches, (last, _) = expr.args
         out = python_source(last)
@@ -54,12 +56,16 @@ def python_source(expr) -> str:
         return f"_power({args[0]}, {args[1]})"
     if isinstance(expr, (sp.Min, sp.Max)):
         return f"{'min' if isinstance(expr, sp.Min) else 'max'}({', '.join(args)})"
+    if isinstance(expr, sp.log):
+        return f"_log({args[0]})"
     if isinstance(expr, sp.floor):
         return f"_floor({args[0]})"
     if isinstance(expr, sp.ceiling):
         return f"_ceil({args[0]})"
     if isinstance(expr, sp.And):
         return "(" + " and ".join(args) + ")"
+    if isinstance(expr, sp.Or):
+        return "(" + " or ".join(args) + ")"
     if type(expr) in _RELATIONS:
         return f"({args[0]} {_RELATIONS[type(expr)]} {args[1]})"
     raise TypeError(f"no compiled form for {type(expr).__name__}: {expr}")
@@ -77,7 +83,13 @@ def compile_quantities(quantities: Sequence[Quantity]) -> Callable[[dict], dict]
     for q in quantities:
         lines += [f"    if {q.name!r} not in v:", f"        v[{q.name!r}] = {python_source(q.expr)}"]
     lines.append("    return v")
-    scope: dict[str, Any] = {"_floor": math.floor, "_ceil": math.ceil, "_power": _power}
+    scope: dict[str, Any] = {
+        "_floor": math.floor,
+        "_ceil": math.ceil,
+        "_power": _power,
+        "_log": math.log,
+        "_pi": math.pi,
+    }
     exec(compile("\n".join(lines), "<ledger compiled>", "exec"), scope)
     function: Callable[[dict], dict] = scope["evaluate"]
     return function

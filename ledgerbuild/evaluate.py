@@ -237,6 +237,11 @@ class Evaluator:
             self._scenario = keys, self.scenario_values(keys)
         keys, scenario = self._scenario
         inputs = {**self.model_values(fields, entry.where), **scenario}
+        if 0 < inputs["rope_factor"] < 1:
+            raise LedgerError(
+                f"--set rope_factor={_plain_text(inputs['rope_factor'])}: field rope_factor: "
+                "must be 0 (the model's own) or >= 1"
+            )
         ep, experts = inputs["expert_parallel"], inputs["n_routed_experts"]
         if ep > 1 and experts > 0 and experts % ep != 0:
             raise LedgerError(

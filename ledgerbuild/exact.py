@@ -4,7 +4,8 @@ Scope: a sympy expression compiled once into nested closures over the node kinds
 ledger uses (Add, Mul, Pow, Min, Max, floor, ceiling, Piecewise, relations, And). The
 arithmetic is the same exact rational arithmetic sympy performs, without building a sympy
 tree per evaluation (about ten times faster). An unsupported node raises at compile time.
-Shortcut: a non-integer power falls back to float (the ledger has none).
+Shortcut: a non-integer power, pi and log fall back to float (RoPE's wavelengths are not
+counts).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ _RELATIONS = {
 
 
 def _power(base, exp):
+    if isinstance(base, float):  # already inexact (pi, a log): stay a float
+        return base ** float(exp)
     if isinstance(exp, int) or (isinstance(exp, Fraction) and exp.denominator == 1):
         return Fraction(base) ** int(exp)
     return float(base) ** float(exp)
@@ -49,6 +52,8 @@ def compile_exact(expr) -> Fn:
     if expr in (sp.true, sp.false):
         truth = bool(expr)
         return lambda v: truth
+    if expr is sp.pi:  # irrational: a float from here on (RoPE wavelengths)
+        return lambda v: math.pi
     if isinstance(expr, sp.Piecewise):  # branches evaluated lazily, first true condition wins
         pairs = [(compile_exact(e), compile_exact(c)) for e, c in expr.args]
         return lambda v: next(e(v) for e, c in pairs if c(v))
@@ -63,12 +68,16 @@ def compile_exact(expr) -> Fn:
     if isinstance(expr, (sp.Min, sp.Max)):
         pick = min if isinstance(expr, sp.Min) else max
         return lambda v: pick(f(v) for f in args)
+    if isinstance(expr, sp.log):
+        return lambda v: math.log(float(args[0](v)))
     if isinstance(expr, sp.floor):
         return lambda v: math.floor(args[0](v))
     if isinstance(expr, sp.ceiling):
         return lambda v: math.ceil(args[0](v))
     if isinstance(expr, sp.And):
         return lambda v: all(f(v) for f in args)
+    if isinstance(expr, sp.Or):
+        return lambda v: any(f(v) for f in args)
     if type(expr) in _RELATIONS:
         rel, (lhs, rhs) = _RELATIONS[type(expr)], args
         return lambda v: rel(lhs(v), rhs(v))

@@ -137,6 +137,57 @@ def flag(config: dict, key: str) -> int:
     raise LedgerError(f"field {key}: must be true or false, got {_shown(value)}")
 
 
+def number(config: dict, key: str, default: float, lo: float = 0) -> float:
+    """A real number from the config: an int or a finite float (not a bool or a string), >= lo."""
+    value = config.get(key)
+    if value is None:
+        return default
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or value != value
+        or value in (float("inf"), float("-inf"))
+        or abs(value) > 1e30
+    ):
+        raise LedgerError(f"field {key}: must be a number, got {_shown(value)}")
+    if value < lo:
+        raise LedgerError(f"field {key}: must be >= {lo}, got {_shown(value)}")
+    return value
+
+
+ROPE_TYPES = {"default": 0, "linear": 1, "dynamic": 2, "yarn": 3, "llama3": 4}
+
+
+def rope_fields(config: dict, mla: bool) -> dict:
+    """RoPE: base, rotary width, and the config's rope_scaling as numbers (type as a code;
+    a type this ledger does not model, such as longrope, reads as plain RoPE)."""
+    scaling = config.get("rope_scaling") or config.get("rope_parameters") or {}
+    if not isinstance(scaling, dict):
+        raise LedgerError("field rope_scaling: expected a mapping")
+    kind = scaling.get("rope_type", scaling.get("type", "default"))
+    rope = {
+        "rope_theta": number(
+            config, "rope_theta", default=number(scaling, "rope_theta", 10000.0, 1e-9), lo=1e-9
+        ),
+        "rope_dim": count(config, "qk_rope_head_dim", lo=2) if mla else 0,
+        "rope_type_code": ROPE_TYPES.get(kind, 0) if isinstance(kind, str) else 0,
+        "rope_scaling_factor": number(scaling, "factor", 1.0, lo=1e-9),
+        "rope_original_max_position": count(
+            scaling,
+            "original_max_position_embeddings",
+            default=count(config, "max_position_embeddings", default=0),
+        ),
+        "rope_low_freq_factor": number(scaling, "low_freq_factor", 1.0, lo=1e-9),
+        "rope_high_freq_factor": number(scaling, "high_freq_factor", 4.0, lo=1e-9),
+        "rope_beta_fast": number(scaling, "beta_fast", 32.0, lo=1e-9),
+        "rope_beta_slow": number(scaling, "beta_slow", 1.0, lo=1e-9),
+        "rope_mscale": number(scaling, "mscale", 0.0),
+        "rope_mscale_all_dim": number(scaling, "mscale_all_dim", 0.0),
+        "rope_truncate": int(scaling.get("truncate", True) is not False),
+    }
+    return rope
+
+
 def _shown(value) -> str:
     text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else "a huge number"
     return f"{text[:40]} ({type(value).__name__})"
@@ -209,6 +260,9 @@ def ledger_fields(config: dict, layer_counts: dict | None = None) -> dict:
     if every > 1:  # Llama 4 Maverick: layers every-1, 2*every-1, ... are MoE, the rest dense
         fields["first_k_dense_replace"] = n_layers - n_layers // every
         fields["intermediate_size"] = count(c, family.dense_width or "", lo=1)
+    fields.update(rope_fields(c, family.mla))
+    if not family.mla:
+        fields["rope_dim"] = fields["head_dim"]
     counts = layer_counts or _layer_counts(c, family, n_layers)
     fields["num_sliding_layers"] = counts.get("sliding", 0)
     fields["sliding_window"] = count(c, "sliding_window", default=0) if fields["num_sliding_layers"] else 0

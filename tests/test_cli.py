@@ -387,6 +387,7 @@ def test_show_takes_several_models_as_one_json_array():
 JSON_ARGS = {  # the least each --json command needs; a new --json command must be added here
     "list": ["models"],
     "show": ["llama-3-8b", "qwen3-8b"],
+    "rope": ["llama-3.2-1b"],
     "bpe encode": ["hello world"],
     "bpe stats": [],
     "numerics demo": [],

@@ -225,3 +225,47 @@ def validate(
             f"wrote {output.with_suffix('.csv')}, {output.with_suffix('.png')}, {output.with_suffix('.svg')}",
             highlight=False,
         )
+
+
+@app.command(rich_help_panel="Ledger")
+@guarded
+def rope(
+    model: str = typer.Argument(..., help="Catalog id, model YAML or HF config.json"),
+    method: str | None = typer.Option(None, help="model | none | pi | ntk | yarn | llama3 [model]"),
+    factor: float | None = typer.Option(None, help="Scaling factor s [the model's own]"),
+    target_tokens: int | None = typer.Option(None, help="Context to reach: s = target / trained"),
+    set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
+    json_: bool = typer.Option(False, "--json", help="Print JSON for scripts."),
+):
+    """RoPE wavelengths of every rotary pair before and after scaling: kept, interpolated or
+    blended; the NTK base and YaRN's attention scale.
+
+    Example: `ledgerbuild rope llama-3-8b --method yarn --target-tokens 131072`
+    """
+    import json
+
+    from rich.table import Table
+
+    from ..rope import rope_report, rope_sets
+
+    report = rope_report(model, rope_sets(model, _sets(set_), method, factor, target_tokens))
+    if json_:
+        out.print_json(json.dumps(report))
+        return
+    out.print(
+        f"{report['model']}: {report['method']} x {report['factor']:g}, base {report['base']:g}, "
+        f"rotary width {report['rotary_dim']}, trained context {report['trained_context_tokens']:,}; "
+        f"NTK base {report['ntk_base']:.6g}, YaRN attention scale {report['yarn_attention_scale']:.4f}",
+        highlight=False,
+    )
+    table = Table(title="wavelength per rotary pair (tokens)", title_justify="left")
+    for col in ("pair", "before", "after", "band"):
+        table.add_column(col, justify="right" if col != "band" else "left")
+    for p in report["pairs"]:
+        table.add_row(
+            str(p["pair"]),
+            f"{p['wavelength_before_tokens']:,.1f}",
+            f"{p['wavelength_after_tokens']:,.1f}",
+            p["band"],
+        )
+    out.print(table)

@@ -44,6 +44,9 @@ class ExcelPrinter(StrPrinter):
         self.names = names or {}
 
     # -- atoms ---------------------------------------------------------------------------
+    def _print_Pi(self, expr):
+        return "PI()"
+
     def _print_Symbol(self, expr):
         return self.names.get(expr.name, expr.name)
 

@@ -56,7 +56,17 @@ def show_table(result: Result, console: Console) -> None:
         console.print(table)
 
 
-LISTS = ("models", "gpus", "workloads", "quantities", "dtypes", "time_models", "engines", "training_recipes")
+LISTS = (
+    "models",
+    "gpus",
+    "workloads",
+    "quantities",
+    "dtypes",
+    "time_models",
+    "engines",
+    "training_recipes",
+    "rope_methods",
+)
 
 
 def list_rows(what: str) -> list[dict]:

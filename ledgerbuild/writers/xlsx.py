@@ -94,7 +94,7 @@ def build_workbook(
     cells: list[Cell] = []
     write_about(wb, model_ids, results[0])
     rows = {"gpus": [catalog.gpus()[g] for g in gpu_ids]}
-    for t in ("dtypes", "workloads", "time_models", "engines", "training_recipes"):
+    for t in ("dtypes", "workloads", "time_models", "engines", "training_recipes", "rope_methods"):
         rows[t] = list(catalog.table(t).values())
     write_inputs(wb, ledger, results[0], set(evaluator.sets))
     fixed = [

@@ -41,6 +41,7 @@ TABLE_SHEETS = {
     "time_models": "TimeModels",
     "engines": "Engines",
     "training_recipes": "Training",
+    "rope_methods": "RopeMethods",
 }
 # columns a table sheet computes from its other columns (live, so edits follow):
 # (table, column) -> the columns whose ids it sums the bits of
