@@ -155,3 +155,81 @@ def test_kv_bytes_equal_cache_tensors(tiny):
     cached = sum(t.numel() * t.element_size() for layer in cache.layers for t in (layer.keys, layer.values))
     r = evaluate(path, {"context_tokens": str(PROMPT + 1), "kv_dtype": "fp32"})
     assert r.value("kv_bytes_at_context") == cached
+
+
+BASE = dict(
+    hidden_size=64,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    head_dim=16,
+    intermediate_size=96,
+    vocab_size=101,
+)
+WINDOWED = {  # sliding-window and chunked layer patterns, each family's own rule
+    "mistral": dict(
+        model_type="mistral",
+        architectures=["MistralForCausalLM"],
+        num_hidden_layers=2,
+        sliding_window=4,
+        **BASE,
+    ),
+    "gemma2": dict(
+        model_type="gemma2",
+        architectures=["Gemma2ForCausalLM"],
+        num_hidden_layers=4,
+        sliding_window=4,
+        **BASE,
+    ),
+    "gemma3": dict(
+        model_type="gemma3_text",
+        architectures=["Gemma3ForCausalLM"],
+        num_hidden_layers=6,
+        sliding_window=4,
+        sliding_window_pattern=3,
+        **BASE,
+    ),
+    "gpt_oss": dict(
+        model_type="gpt_oss",
+        architectures=["GptOssForCausalLM"],
+        num_hidden_layers=4,
+        sliding_window=4,
+        num_local_experts=4,
+        num_experts_per_tok=2,
+        **BASE,
+    ),
+    "llama4": dict(
+        model_type="llama4_text",
+        architectures=["Llama4ForCausalLM"],
+        num_hidden_layers=4,
+        attention_chunk_size=4,
+        num_local_experts=2,
+        num_experts_per_tok=1,
+        intermediate_size_mlp=96,
+        interleave_moe_layer_step=1,
+        **BASE,
+    ),
+}
+
+
+@pytest.mark.parametrize("family", sorted(WINDOWED))
+@pytest.mark.parametrize("prompt", [3, 10])
+def test_windowed_kv_equals_transformers_cache(family, prompt, tmp_path):
+    """Issue 13: per-layer KV of sliding-window and chunked patterns (Mistral v0.1, Gemma 2 and
+    3, gpt-oss, Llama 4) against transformers' cache after a prompt shorter and longer than the
+    window of 4. transformers keeps window - 1 tokens in a windowed layer and appends the
+    attending token inside the step; the ledger counts the window (what engines allocate):
+    beyond the window the two differ by exactly one token in each windowed layer."""
+    config = WINDOWED[family]
+    torch.manual_seed(0)
+    model = causal_lm(config, "cpu", attn="eager").eval()
+    with torch.no_grad():
+        out = model(torch.randint(0, 90, (1, prompt)), use_cache=True, logits_to_keep=1)
+    layers = out.past_key_values.layers
+    cached = sum(t.numel() * t.element_size() for layer in layers for t in (layer.keys, layer.values))
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    r = evaluate(str(path), {"context_tokens": str(prompt), "kv_dtype": "fp32"})
+    windowed = int(r.inputs["num_sliding_layers"] + r.inputs["num_chunked_layers"])
+    per_token_layer = 2 * config["num_key_value_heads"] * config["head_dim"] * 4
+    assert windowed == sum(layer.keys.shape[-2] < prompt for layer in layers) or prompt <= 4
+    assert r.value("kv_bytes_at_context") == cached + (windowed * per_token_layer if prompt > 4 else 0)
