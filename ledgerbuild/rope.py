@@ -6,6 +6,7 @@ a scenario, and say which pairs the scaling keeps, interpolates (wavelength x s)
 
 from __future__ import annotations
 
+import functools
 import math
 
 import sympy as sp
@@ -38,18 +39,37 @@ def rope_sets(
     return out
 
 
-def rope_report(model_ref: str, sets: dict) -> dict:
+@functools.cache
+def _numpy_inv_freq(scaled: bool):
+    """inv_freq over numpy arrays of pairs: (function, its argument names), built once."""
     from .formulas.rope import inv_freq
 
-    res = Evaluator(sets).evaluate(model_ref)
-    values = {sp.Symbol(k): v for k, v in {**res.inputs, **res.values}.items()}
     i = sp.Symbol("i")
-    before = inv_freq(i, method=0, s=1).xreplace(values)
-    after = inv_freq(i).xreplace(values)
+    expr = inv_freq(i) if scaled else inv_freq(i, method=0, s=1)
+    names = sorted(str(x) for x in expr.free_symbols if str(x) != "i")
+    return sp.lambdify([i, *[sp.Symbol(n) for n in names]], expr, "numpy"), names
+
+
+def wavelengths(result) -> tuple:
+    """(pairs, wavelength before, after) as numpy arrays for a result, from inv_freq."""
+    import numpy as np
+
+    values = {k: float(to_plain(v)) for k, v in {**result.inputs, **result.values}.items()}
+    pairs = np.arange(int(result.inputs["rope_dim"]) // 2, dtype=float)
+    out = []
+    for scaled in (False, True):
+        fn, names = _numpy_inv_freq(scaled)
+        with np.errstate(divide="ignore", invalid="ignore"):  # numpy evaluates every branch
+            inv = np.asarray(fn(pairs, *[values[n] for n in names]), dtype=float)
+        out.append(2 * np.pi / np.broadcast_to(inv, pairs.shape))
+    return pairs, out[0], out[1]
+
+
+def rope_report(model_ref: str, sets: dict) -> dict:
+    res = Evaluator(sets).evaluate(model_ref)
     s = float(res.value("rope_factor_in_force"))
     pairs = []
-    for k in range(int(res.inputs["rope_dim"]) // 2):
-        was, now = 2 * math.pi / float(before.subs(i, k)), 2 * math.pi / float(after.subs(i, k))
+    for k, was, now in zip(*wavelengths(res), strict=True):
         ratio = now / was
         band = (
             "kept"
@@ -57,7 +77,12 @@ def rope_report(model_ref: str, sets: dict) -> dict:
             else ("interpolated" if math.isclose(ratio, s, rel_tol=1e-9) else "blended")
         )
         pairs.append(
-            {"pair": k, "wavelength_before_tokens": was, "wavelength_after_tokens": now, "band": band}
+            {
+                "pair": int(k),
+                "wavelength_before_tokens": float(was),
+                "wavelength_after_tokens": float(now),
+                "band": band,
+            }
         )
     return {
         "model": res.model_id,

@@ -1,4 +1,5 @@
-"""Plots for derivations (matplotlib, SVG and PNG): roofline, KV vs context, serving vs batch.
+"""Plots for derivations (matplotlib, SVG and PNG): roofline, KV vs context, serving vs batch,
+RoPE wavelengths per rotary pair.
 
 Every plotted number comes from the ledger: points from an evaluated Result, curves from the
 vectorised `sweep` of the same declarations (computed in this process); drawing, the slow
@@ -18,6 +19,7 @@ import numpy as np
 
 from ..evaluate import Result, to_plain
 from ..files import atomic_save
+from ..rope import wavelengths
 from ..sweeps import sweep
 
 CONTEXTS = np.array([2**i for i in range(8, 18)])  # 256 .. 128K
@@ -30,7 +32,8 @@ def caption(result: Result) -> str:
         f"{result.model_id} on {to_plain(result.value('total_gpus'))} x {result.keys['gpu']}: "
         "roofline with the prefill and decode points (dotted line: the ridge point); KV "
         "cache of one sequence against context; output tokens/s and USD per million output "
-        "tokens against the batch cap"
+        "tokens against the batch cap; RoPE wavelength of each rotary pair before and after "
+        "the model's scaling, against its trained context"
     )
 
 
@@ -50,6 +53,8 @@ def figure_data(result: Result, sets: dict) -> dict:
     data["kv"] = sweep("kv_bytes_at_context", *one, {"context_tokens": CONTEXTS}, sets)["kv_bytes_at_context"]
     for q in ("throughput_tokens_per_s", "usd_per_million_output_tokens"):
         data[q] = sweep(q, *one, {"max_batch": BATCHES}, sets)[q]
+    data["rope_pairs"], data["rope_before"], data["rope_after"] = wavelengths(result)
+    data["rope_trained"] = float(to_plain(result.inputs["rope_original_max_position"]))
     data["title"] = f"{result.model_id} on {int(data['gpu_count'])} x {result.keys['gpu']}"
     data["caption"] = caption(result)
     return data
@@ -75,8 +80,8 @@ class ModelFigure:
         from matplotlib.ticker import FuncFormatter
 
         self.plt = plt
-        self.fig, (self.roof, self.kv, self.serve) = plt.subplots(1, 3, figsize=(13, 3.6))
-        self.fig.subplots_adjust(left=0.06, right=0.93, bottom=0.16, top=0.86, wspace=0.4)
+        self.fig, (self.roof, self.kv, self.serve, self.rope) = plt.subplots(1, 4, figsize=(17, 3.6))
+        self.fig.subplots_adjust(left=0.05, right=0.97, bottom=0.16, top=0.86, wspace=0.45)
         self.cost = self.serve.twinx()
         x = np.logspace(-1, 5, 100)
         self.x = x
@@ -92,7 +97,14 @@ class ModelFigure:
         self.serve.set(title="serving vs batch cap", xlabel="max_batch", ylabel="output tokens/s")
         (self.usd,) = self.cost.semilogx(BATCHES, BATCHES, color="C1", marker=".")
         self.cost.set_ylabel("USD / M output tokens (0: no fit)", color="C1")
-        for ax in (self.roof, self.kv, self.serve, self.cost):
+        (self.rope_before,) = self.rope.semilogy([0, 1], [1, 1], label="unscaled")
+        (self.rope_after,) = self.rope.semilogy([0, 1], [1, 1], label="scaled")
+        self.trained = self.rope.axhline(1, ls=":", color="grey")
+        self.rope.set(
+            title="RoPE wavelength (dotted: trained context)", xlabel="rotary pair", ylabel="tokens"
+        )
+        self.rope.legend(fontsize=8)
+        for ax in (self.roof, self.kv, self.serve, self.cost, self.rope):
             ax.minorticks_off()
             ax.xaxis.set_major_formatter(FuncFormatter(_si))
             ax.yaxis.set_major_formatter(FuncFormatter(_si))
@@ -107,7 +119,10 @@ class ModelFigure:
         self.kv_line.set_ydata(data["kv"] / 1e9)
         self.thr.set_ydata(data["throughput_tokens_per_s"])
         self.usd.set_ydata(data["usd_per_million_output_tokens"])
-        for ax in (self.roof, self.kv, self.serve, self.cost):
+        self.rope_before.set_data(data["rope_pairs"], data["rope_before"])
+        self.rope_after.set_data(data["rope_pairs"], data["rope_after"])
+        self.trained.set_ydata([max(data["rope_trained"], 1)] * 2)
+        for ax in (self.roof, self.kv, self.serve, self.cost, self.rope):
             ax.relim()
             ax.autoscale_view()
         self.fig.suptitle(data["title"], fontsize=10)
