@@ -2,7 +2,8 @@
 
 Scope: `sweep` evaluates a quantity over models x GPUs x a grid of inputs (floats, not
 exact). The workbook re-binds inputs on workings sheets instead (writers/xlsx_calc.py).
-Shortcut: each quantity form is lambdified once per process and evaluated in ledger order.
+Shortcut: each quantity form is lambdified once per process and evaluated in ledger order;
+inputs that do not vary are zero-stride broadcast views, not filled arrays.
 """
 
 from __future__ import annotations
@@ -75,13 +76,15 @@ def sweep(
         _, inputs, tags = evaluator.inputs_for(*catalog.load_model(model))
         names, fn = sweep_function(quantity, tags)
         n = per_case * len(gpus)
-        values = {k: np.full(n, float(v)) for k, v in inputs.items()}
+        # constants are broadcast views (stride 0: nothing filled); only what varies is stored
+        values: dict[str, Any] = {k: np.broadcast_to(float(v), (n,)) for k, v in inputs.items()}
         for inp in gpu_inputs:
-            values[inp.name] = np.repeat([float(lookup(inp, {**keys, "gpu": g})) for g in gpus], per_case)
+            per_gpu = [float(lookup(inp, {**keys, "gpu": g})) for g in gpus]
+            values[inp.name] = np.repeat(per_gpu, per_case)
         for name, axis in zip(grid, mesh, strict=False):
             values[name] = np.tile(axis, len(gpus))
             out[name].append(values[name])
-        with np.errstate(divide="ignore", invalid="ignore"):  # IF branches not taken
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # branches not taken
             out[quantity].append(np.broadcast_to(fn(values), (n,)))
         out["model"].append(np.full(n, model, dtype=object))
         out["gpu"].append(np.repeat(np.array(gpus, dtype=object), per_case))
