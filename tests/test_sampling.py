@@ -146,3 +146,22 @@ def test_cli_sample_filter_and_bad_parameters():
     ):
         result = runner.invoke(app, ["sample", "filter", *bad])
         assert result.exit_code == 2 and result.output.startswith("error:"), bad
+
+
+def test_batch_rejection_draws_the_truncated_distribution():
+    """sample_rejection_batch (the benchmarked path) draws from the top-p set renormalised:
+    40,000 draws over a batch of identical rows, total variation under 0.01 from the exact
+    distribution (sorting and truncating by hand)."""
+    import numpy as np
+
+    from ledgerbuild.sim.rejection import sample_rejection_batch
+
+    probs = np.array([0.30, 0.22, 0.15, 0.12, 0.09, 0.06, 0.04, 0.02])
+    order = np.argsort(-probs)
+    keep = np.cumsum(probs[order]) - probs[order] < 0.7
+    want = np.zeros_like(probs)
+    want[order[keep]] = probs[order[keep]] / probs[order[keep]].sum()
+    tokens, rounds = sample_rejection_batch(np.tile(probs, (40_000, 1)), 0.7, np.random.default_rng(1))
+    got = np.bincount(tokens, minlength=len(probs)) / len(tokens)
+    assert 0.5 * np.abs(got - want).sum() < 0.01 and rounds >= 1
+    assert set(np.flatnonzero(got)) == set(np.flatnonzero(want))

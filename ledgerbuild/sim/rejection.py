@@ -86,22 +86,28 @@ def sample_top_p_sorted(probs2d: np.ndarray, top_p: float, rng) -> np.ndarray:
 
 
 def sample_rejection_batch(probs2d: np.ndarray, top_p: float, rng) -> tuple[np.ndarray, float]:
-    """(tokens, mean rounds): top-p by rejection for every row of a batch, no sorting."""
-    n, _ = probs2d.shape
-    tokens = np.full(n, -1)
-    pivot = np.zeros(n)
-    active = np.arange(n)
-    rounds = np.zeros(n, dtype=int)
-    while len(active):
-        p = probs2d[active]
-        rounds[active] += 1
-        cumulative = np.cumsum(np.where(p > pivot[active, None], p, 0.0), axis=1)
-        u = rng.random(len(active)) * cumulative[:, -1]
-        j = np.minimum((cumulative <= u[:, None]).sum(axis=1), p.shape[1] - 1)
-        pj = p[np.arange(len(active)), j]
-        more_likely = np.where(p > pj[:, None], p, 0.0).sum(axis=1)
-        accept = more_likely < top_p
-        tokens[active[accept]] = j[accept]
-        pivot[active[~accept]] = pj[~accept]
-        active = active[~accept]
-    return tokens, float(rounds.mean())
+    """(tokens, mean rounds): top-p by rejection for every row of a batch, no sorting.
+
+    Row by row, each round takes two passes over the row: the masked cumulative sum (the
+    draw is a binary search in it) and the mass of the tokens more likely than the drawn one.
+    """
+    n, vocab = probs2d.shape
+    tokens = np.empty(n, dtype=np.int64)
+    total_rounds = 0
+    u = rng.random(n * 8)  # enough uniforms for all rows' rounds in the common case
+    used = 0
+    for r in range(n):
+        row, pivot = probs2d[r], 0.0
+        while True:
+            total_rounds += 1
+            if used == len(u):
+                u, used = rng.random(n * 8), 0
+            cumulative = np.cumsum(row if pivot == 0.0 else np.where(row > pivot, row, 0.0))
+            j = min(int(np.searchsorted(cumulative, u[used] * cumulative[-1], side="right")), vocab - 1)
+            used += 1
+            pj = row[j]
+            if np.add.reduce(row, where=row > pj) < top_p:
+                tokens[r] = j
+                break
+            pivot = pj
+    return tokens, total_rounds / n
