@@ -148,33 +148,37 @@ embedding_unread_bytes = quantity(
 )
 
 
+def experts_unread(name, tokens, step, source):
+    """Declare the routed-expert bytes a step of `tokens` tokens a replica (every EP replica's
+    tokens reach the expert pool) does not read; 0 for a dense model."""
+    unread = quantity(
+        name,
+        experts_untouched_bytes(tokens * expert_parallel),
+        "bytes",
+        f"Routed-expert bytes not read by {step} (the tokens of every EP replica)",
+        source=source,
+        topic=T,
+        when="moe",
+    )
+    quantity(name, 0, "bytes", "Dense model: every weight is read", source=source, topic=T, when="dense")
+    return unread
+
+
+def weights_read_per_gpu(unread):
+    """Weight bytes one GPU reads in a step: its share of the replicated part (less the
+    embedding rows not looked up) and of the routed experts read."""
+    replicated = weight_bytes - routed_expert_bytes - embedding_unread_bytes
+    return replicated / replica_gpus + (routed_expert_bytes - unread) / total_gpus
+
+
 def decode_step(prefix, batch, source, sequences=None):
     """Declare the bytes, compute, memory, link and step time of a decode step of `batch`
     tokens as one request sees it (through every pipeline stage). `sequences` (default: one per
     token) read their KV once each: a speculative verification step runs gamma + 1 tokens of
     each sequence against one read of its cache."""
     sequences = batch if sequences is None else sequences
-    unread = quantity(
-        f"{prefix}_experts_unread_bytes",
-        experts_untouched_bytes(batch * expert_parallel),
-        "bytes",
-        "Routed-expert bytes not read by this decode step (the tokens of every EP replica)",
-        source=S62,
-        topic=T,
-        when="moe",
-    )
-    quantity(
-        f"{prefix}_experts_unread_bytes",
-        0,
-        "bytes",
-        "Dense model: every weight is read",
-        source=S62,
-        topic=T,
-        when="dense",
-    )
-    weights_read = (weight_bytes - routed_expert_bytes - embedding_unread_bytes) / replica_gpus + (
-        routed_expert_bytes - unread
-    ) / total_gpus
+    unread = experts_unread(f"{prefix}_experts_unread_bytes", batch, "this decode step", S62)
+    weights_read = weights_read_per_gpu(unread)
     kv_read = sequences * kv_bytes_at_context * kv_share_per_gpu
     step_bytes = quantity(
         f"{prefix}_bytes_per_gpu",

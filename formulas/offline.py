@@ -39,13 +39,12 @@ from .inputs import (
 )
 from .kv_cache import kv_bytes_at_context
 from .latency import (
-    embedding_unread_bytes,
-    experts_untouched_bytes,
+    experts_unread,
     link_time,
     step_time,
+    weights_read_per_gpu,
 )
-from .memory import kv_capacity_requests, kv_share_per_gpu, replica_gpus, total_gpus, weight_bytes
-from .moe import routed_expert_bytes
+from .memory import kv_capacity_requests, kv_share_per_gpu, replica_gpus, total_gpus
 from .numerics import peak_flops_per_s, weight_dequant_factor
 from .serving import gpu_price
 from .sources import LECTURE, NCCL, TRTLLM
@@ -88,27 +87,10 @@ flops_per_output_token = quantity(
     source=SRC,
     topic=T,
 )
-unread = quantity(
-    "offline_experts_unread_bytes",
-    experts_untouched_bytes(floor(step_tokens) * expert_parallel),
-    "bytes",
-    "Routed-expert bytes a step of offline_step_tokens does not read",
-    source=SRC,
-    topic=T,
-    when="moe",
+unread = experts_unread(
+    "offline_experts_unread_bytes", floor(step_tokens), "a step of offline_step_tokens", SRC
 )
-quantity(
-    "offline_experts_unread_bytes",
-    0,
-    "bytes",
-    "Dense model: every weight is read",
-    source=SRC,
-    topic=T,
-    when="dense",
-)
-weights_read = (weight_bytes - routed_expert_bytes - embedding_unread_bytes) / replica_gpus + (
-    routed_expert_bytes - unread
-) / total_gpus
+weights_read = weights_read_per_gpu(unread)
 step_bytes = quantity(
     "offline_bytes_per_gpu",
     weights_read + micro_batch * kv_bytes_at_context * kv_share_per_gpu,

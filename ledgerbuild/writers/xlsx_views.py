@@ -23,13 +23,17 @@ from .xlsx_layout import (
 )
 from .xlsx_models import Cell
 
-SUMMARY = [
+# quantities that mean something even for a model that does not fit (no "does not fit" guard)
+UNGUARDED = (
     "gpu_count",
     "params_total",
     "params_active",
     "weight_bytes",
     "kv_bytes_per_token",
     "gpus_for_weights",
+)
+SUMMARY = [
+    *UNGUARDED,
     "max_concurrency",
     "ttft_s",
     "tpot_s",
@@ -76,16 +80,6 @@ def names_in(titles: dict[str, str]):
         return {n: f"{sheet}!{n}" for n in local}
 
     return names_for
-
-
-UNGUARDED = {
-    "gpu_count",
-    "params_total",
-    "params_active",
-    "weight_bytes",
-    "kv_bytes_per_token",
-    "gpus_for_weights",
-}
 
 
 def view_label(ledger: Ledger, q: str) -> str:
