@@ -177,7 +177,7 @@ def write_workbook(
     """Build and save the workbook; return the one-line summary."""
     output = Path(output)
     check_output(output)
-    wb, cells, _ = build_workbook(model_spec, gpu_spec, sets, progress, sweep_model)
+    wb = build_workbook(model_spec, gpu_spec, sets, progress, sweep_model)[0]  # manifest freed
     try:
         save_atomically(wb, output)
     except OSError as e:
