@@ -53,7 +53,7 @@ def python_source(expr) -> str:
     if isinstance(expr, sp.Mul):
         return "(" + " * ".join(args) + ")"
     if isinstance(expr, sp.Pow):
-        return f"_power({args[0]}, {args[1]})"
+        return f"({args[0]} ** {args[1]})"  # an int to a negative int is a float, as in Excel
     if isinstance(expr, (sp.Min, sp.Max)):
         return f"{'min' if isinstance(expr, sp.Min) else 'max'}({', '.join(args)})"
     if isinstance(expr, sp.log):
@@ -71,11 +71,6 @@ def python_source(expr) -> str:
     raise TypeError(f"no compiled form for {type(expr).__name__}: {expr}")
 
 
-def _power(base, exp):
-    """An int to a negative int power is a float here (as in Excel), not a Fraction."""
-    return base**exp
-
-
 def compile_quantities(quantities: Sequence[Quantity]) -> Callable[[dict], dict]:
     """A function that adds each quantity's value to the given {name: number} dict; a
     quantity already there (set on the command line) keeps its value."""
@@ -86,7 +81,6 @@ def compile_quantities(quantities: Sequence[Quantity]) -> Callable[[dict], dict]
     scope: dict[str, Any] = {
         "_floor": math.floor,
         "_ceil": math.ceil,
-        "_power": _power,
         "_log": math.log,
         "_pi": math.pi,
     }

@@ -35,31 +35,29 @@ SUMMARY_FORMATS = {
     "requests": "#,##0",
     "GPUs": "#,##0",
 }
-# a view's display factor by the constant that names it (formulas/inputs.py)
-SCALE_NAMES = {1000: "ms_per_second"}
-# (label, unit shown, factor applied in the cell) of the quantities the views show
+# (label, unit shown, the ledger constant the cell multiplies by, if any) of the quantities
+# the views show
 VIEW_LABELS = {
-    "gpu_count": ("GPUs (tensor parallel)", "GPUs", 1),
-    "params_total": ("Parameters (billions)", "params", 1),
-    "params_active": ("Active parameters (billions)", "params", 1),
-    "weight_bytes": ("Weights (GB)", "bytes", 1),
-    "kv_bytes_per_token": ("KV cache per token (bytes)", "bytes/token", 1),
-    "gpus_for_weights": ("GPUs just for the weights", "GPUs", 1),
-    "max_concurrency": ("Requests in flight (decode-only)", "requests", 1),
-    "ttft_s": ("Time to first token (ms)", "ms", 1000),
-    "tpot_s": ("Time per output token (ms)", "ms", 1000),
-    "offline_throughput_tokens_per_s": ("Output tokens/s (estimate)", "tokens/s", 1),
-    "offline_ceiling_tokens_per_s": ("Output tokens/s (roofline ceiling)", "tokens/s", 1),
-    "offline_usd_per_million_output_tokens": ("Cost per 1M output tokens, estimate (USD)", "USD", 1),
-    "offline_floor_usd_per_million_output_tokens": ("Cost per 1M output tokens, floor (USD)", "USD", 1),
-    "usd_per_million_output_tokens": ("Cost per 1M output tokens, lecture decode-only (USD)", "USD", 1),
+    "gpu_count": ("GPUs (tensor parallel)", "GPUs", None),
+    "params_total": ("Parameters (billions)", "params", None),
+    "params_active": ("Active parameters (billions)", "params", None),
+    "weight_bytes": ("Weights (GB)", "bytes", None),
+    "kv_bytes_per_token": ("KV cache per token (bytes)", "bytes/token", None),
+    "gpus_for_weights": ("GPUs just for the weights", "GPUs", None),
+    "max_concurrency": ("Requests in flight (decode-only)", "requests", None),
+    "ttft_s": ("Time to first token (ms)", "ms", "ms_per_second"),
+    "tpot_s": ("Time per output token (ms)", "ms", "ms_per_second"),
+    "offline_throughput_tokens_per_s": ("Output tokens/s (estimate)", "tokens/s", None),
+    "offline_ceiling_tokens_per_s": ("Output tokens/s (roofline ceiling)", "tokens/s", None),
+    "offline_usd_per_million_output_tokens": ("Cost per 1M output tokens, estimate (USD)", "USD", None),
+    "offline_floor_usd_per_million_output_tokens": ("Cost per 1M output tokens, floor (USD)", "USD", None),
+    "usd_per_million_output_tokens": ("Cost per 1M output tokens, lecture decode-only (USD)", "USD", None),
     "offline_usd_per_million_output_tokens_input_priced": (
         "Cost per 1M output tokens, input priced too (USD)",
         "USD",
-        1,
+        None,
     ),
-    "offline_usd_per_million_input_tokens": ("Cost per 1M input tokens (USD)", "USD", 1),
-    "gpu_price_usd_per_hour": ("Price per GPU-hour (USD)", "USD", 1),
+    "offline_usd_per_million_input_tokens": ("Cost per 1M input tokens (USD)", "USD", None),
 }
 
 

@@ -134,10 +134,6 @@ app.add_typer(bpe_app, name="bpe", rich_help_panel="Simulations")
 app.add_typer(stream_app, name="stream", rich_help_panel="Simulations")
 
 
-def _read_text(path: Path) -> str:
-    return read_input(path)
-
-
 @bpe_app.command("train")
 @guarded
 def bpe_train(
@@ -152,7 +148,7 @@ def bpe_train(
     """
     from ..sim.bpe import train
 
-    text = _read_text(corpus)
+    text = read_input(corpus)
     try:
         tok = train(text, vocab_size, tie_break=tie_break)
     except ValueError as e:
@@ -250,7 +246,7 @@ def tokens(
     """
     from ..sim.real_tokenizers import compare
 
-    text = _read_text(file)
+    text = read_input(file)
     if not text:
         raise LedgerError(f"{file}: the file is empty")
     try:

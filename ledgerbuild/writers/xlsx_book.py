@@ -43,8 +43,7 @@ class Chart:
     xs: str  # a range reference, e.g. Sweeps!$A$5:$A$13
     ys: str
     name: str  # the series name's cell reference
-    anchor: str
-    log2_x: bool = True
+    anchor: str  # x axis on a log2 scale (batches, contexts)
 
 
 @dataclass
@@ -78,9 +77,6 @@ class Sheet:
     @property
     def max_column(self) -> int:
         return max((c for _, c in self.cells), default=1)
-
-    def get(self, row: int, col: int) -> XCell | None:
-        return self.cells.get((row, col))
 
     def set(self, row: int, col: int, value, kind: str, style: dict) -> XCell:
         cell = XCell(value, kind, style)
@@ -274,7 +270,7 @@ def _chart(wb, spec: Chart):
         }
     )
     chart.set_title({"name": spec.title})
-    chart.set_x_axis({"name": spec.x_title, **({"log_base": 2} if spec.log2_x else {})})
+    chart.set_x_axis({"name": spec.x_title, "log_base": 2})
     chart.set_y_axis({"name": spec.y_title})
     chart.set_legend({"none": True})
     chart.set_style(13)

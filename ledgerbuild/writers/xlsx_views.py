@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..evaluate import Result
+from ..evaluate import Result, to_plain
 from ..ledger import Ledger
-from ..units import SCALE_NAMES, SUMMARY_FORMATS, VIEW_LABELS, excel_format
+from ..units import SUMMARY_FORMATS, VIEW_LABELS, excel_format
 from .xlsx_book import coordinate
 from .xlsx_layout import (
     FORMULA_FILL,
@@ -96,8 +96,9 @@ def guard_of(q: str) -> str:
 def view_cell(ws, r: int, c: int, ledger: Ledger, q: str, ref_of, cell: Cell, cells: list[Cell]) -> None:
     """A cell of a view: the quantity (scaled to its display unit), or "does not fit" where the
     model cannot run; the header's note says what it is."""
-    _, shown, factor = VIEW_LABELS.get(q, (q, ledger.any_form(q).unit, 1))
-    value = ref_of(q) + (f"*{SCALE_NAMES[factor]}" if factor != 1 else "")
+    _, shown, constant = VIEW_LABELS.get(q, (q, ledger.any_form(q).unit, None))
+    factor = float(to_plain(ledger.inputs[constant].default)) if constant else 1.0  # its one value
+    value = ref_of(q) + (f"*{constant}" if constant else "")
     guard = guard_of(q)
     formula = f'=IF({ref_of(guard)}>0, {value}, "does not fit")' if guard else "=" + value
     form = ledger.any_form(q)
