@@ -7,6 +7,7 @@ from importlib import import_module
 
 TOPICS = [
     "inputs",
+    "vision",
     "params",
     "numerics",
     "flops",
@@ -17,6 +18,7 @@ TOPICS = [
     "serving",
     "roofline",
     "offline",
+    "image_cost",
     "long_context",
     "rope",
     "layer_steps",

@@ -26,13 +26,37 @@ from .inputs import sliding_window as W
 from .inputs import sliding_window_kv as K
 from .params import attn_v_head_dim, params_lm_head_matmul, params_matmul, params_total, qk_head_dim
 from .sources import LECTURE, PREREQ, SHAPES
+from .vision import MLLAMA, QWEN2_VL, num_cross_attention_layers, vision_flops_per_request, vision_prompt_tokens_per_request
 
 T = "flops"
 F = "FLOP"
 S42 = LECTURE + " §4.2"
 S43 = LECTURE + " §4.3"
 
+prefill_tokens = quantity(
+    "prefill_tokens",
+    prompt_tokens + vision_prompt_tokens_per_request,
+    "tokens",
+    "Tokens a prefill processes: the prompt and the tokens of its images and video",
+    source=S43 + "; " + QWEN2_VL,
+    topic=T,
+    integer=True,
+    when="vision",
+)
+quantity(
+    "prefill_tokens", prompt_tokens, "tokens", "Tokens a prefill processes: the prompt", source=S43, topic=T, integer=True
+)
 num_full_layers = quantity(
+    "num_full_layers",
+    num_hidden_layers - num_sliding_layers - num_chunked_layers - num_cross_attention_layers,
+    "layers",
+    "Layers attending to the whole context (cross-attention layers attend to images only)",
+    source=S42 + "; " + MLLAMA,
+    topic=T,
+    integer=True,
+    when="vision_cross",
+)
+quantity(
     "num_full_layers",
     num_hidden_layers - num_sliding_layers - num_chunked_layers,
     "layers",
@@ -95,7 +119,7 @@ flops_per_token = quantity(
 )
 flops_prefill_linear = quantity(
     "flops_prefill_linear",
-    2 * (params_matmul - params_lm_head_matmul) * prompt_tokens + 2 * params_lm_head_matmul,
+    2 * (params_matmul - params_lm_head_matmul) * prefill_tokens + 2 * params_lm_head_matmul,
     F,
     "Prefill matmul FLOPs, logits for the last position only",
     source=S43,
@@ -104,7 +128,7 @@ flops_prefill_linear = quantity(
 )
 sliding_visible = quantity(
     "prefill_visible_tokens_sliding_layer",
-    visible_sliding_prefill(prompt_tokens),
+    visible_sliding_prefill(prefill_tokens),
     "tokens",
     "Visible tokens of one sliding-window layer over the prompt's positions",
     source=S43,
@@ -112,7 +136,7 @@ sliding_visible = quantity(
 )
 chunked_visible = quantity(
     "prefill_visible_tokens_chunked_layer",
-    visible_chunked_prefill(prompt_tokens),
+    visible_chunked_prefill(prefill_tokens),
     "tokens",
     "Visible tokens of one chunked-attention layer over the prompt's positions",
     source=S43,
@@ -122,7 +146,7 @@ flops_prefill_attention = quantity(
     "flops_prefill_attention",
     attn_flops_per_visible_token
     * (
-        num_full_layers * triangle(prompt_tokens)
+        num_full_layers * triangle(prefill_tokens)
         + num_sliding_layers * sliding_visible
         + num_chunked_layers * chunked_visible
     ),
@@ -133,9 +157,18 @@ flops_prefill_attention = quantity(
 )
 flops_prefill = quantity(
     "flops_prefill",
+    flops_prefill_linear + flops_prefill_attention + vision_flops_per_request,
+    F,
+    "FLOPs to prefill prefill_tokens, with the vision encoder's",
+    source=S43 + "; " + QWEN2_VL,
+    topic=T,
+    when="vision",
+)
+quantity(
+    "flops_prefill",
     flops_prefill_linear + flops_prefill_attention,
     F,
-    "FLOPs to prefill prompt_tokens",
+    "FLOPs to prefill prefill_tokens",
     source=S43,
     topic=T,
 )

@@ -10,7 +10,7 @@ block scales (kv_bits_per_element, formulas/numerics.py).
 
 from ledgerbuild.ledger import quantity
 
-from .flops import attn_flops_per_visible_token, visible_tokens
+from .flops import attn_flops_per_visible_token, prefill_tokens, visible_tokens
 from .inputs import (
     context_tokens,
     head_dim,
@@ -19,13 +19,14 @@ from .inputs import (
     num_hidden_layers,
     num_key_value_heads,
     output_tokens,
-    prompt_tokens,
     qk_nope_head_dim,
     qk_rope_head_dim,
     v_head_dim,
 )
 from .numerics import kv_dtype_bytes
 from .sources import DEEPSEEK_V2, LECTURE
+from .vision import MLLAMA, QWEN2_VL, image_tokens, num_cross_attention_layers, vision_inputs_per_request
+from .vision import T as VISION_TOPIC
 
 T = "kv_cache"
 B = "bytes"
@@ -62,6 +63,15 @@ kv_bytes_per_token_layer = quantity(
 )
 kv_bytes_per_token = quantity(
     "kv_bytes_per_token",
+    (num_hidden_layers - num_cross_attention_layers) * kv_bytes_per_token_layer,
+    B,
+    "KV bytes per token over the self-attention layers (no window caps)",
+    source=S51 + "; " + MLLAMA,
+    topic=T,
+    when="vision_cross",
+)
+quantity(
+    "kv_bytes_per_token",
     num_hidden_layers * kv_bytes_per_token_layer,
     B,
     "KV bytes per token over all layers (no window caps)",
@@ -75,9 +85,36 @@ def kv_bytes_at(tokens):
     return kv_bytes_per_token_layer * visible_tokens(tokens)
 
 
+image_kv_bytes = quantity(
+    "image_kv_bytes",
+    image_tokens * num_cross_attention_layers * kv_bytes_per_token_layer,
+    B,
+    "KV of one image, held once per request in the cross-attention layers only",
+    source=MLLAMA,
+    topic=VISION_TOPIC,
+    when="vision_cross",
+)
+quantity(
+    "image_kv_bytes",
+    image_tokens * kv_bytes_per_token,
+    B,
+    "KV of one image's tokens in the prompt, every self-attention layer (no window caps)",
+    source=S51 + "; " + QWEN2_VL,
+    topic=VISION_TOPIC,
+    when="vision",
+)
 kv_bytes_per_request = quantity(
     "kv_bytes_per_request",
-    kv_bytes_at(prompt_tokens + output_tokens),
+    kv_bytes_at(prefill_tokens + output_tokens) + vision_inputs_per_request * image_kv_bytes,
+    B,
+    "KV bytes one request holds at its end, with its images' cross-attention KV",
+    source=LECTURE + " §6.1; " + MLLAMA,
+    topic=T,
+    when="vision_cross",
+)
+quantity(
+    "kv_bytes_per_request",
+    kv_bytes_at(prefill_tokens + output_tokens),
     B,
     "KV bytes one request holds at its end",
     source=LECTURE + " §6.1",
@@ -93,9 +130,9 @@ kv_bytes_at_context = quantity(
 )
 kv_bytes_prompt = quantity(
     "kv_bytes_prompt",
-    kv_bytes_at(prompt_tokens),
+    kv_bytes_at(prefill_tokens),
     B,
-    "KV bytes written by a prefill of prompt_tokens",
+    "KV bytes written by a prefill of prefill_tokens",
     source=S51,
     topic=T,
 )

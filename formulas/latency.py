@@ -17,7 +17,7 @@ from sympy import Max, Piecewise
 
 from ledgerbuild.ledger import quantity
 
-from .flops import flops_per_token, flops_prefill, flops_prefill_2n
+from .flops import flops_per_token, flops_prefill, flops_prefill_2n, prefill_tokens
 from .inputs import (
     activation_dtype_bytes,
     allreduce_efficiency,
@@ -37,7 +37,6 @@ from .inputs import (
     output_tokens,
     overlap,
     pipeline_parallel,
-    prompt_tokens,
     sequence_overhead_s,
     step_overhead_s,
     underflow_exponent,
@@ -236,7 +235,7 @@ prefill_memory_s = quantity(
 )
 prefill_link_s = quantity(
     "prefill_link_s",
-    link_time("prefill", prompt_tokens, num_hidden_layers),
+    link_time("prefill", prefill_tokens, num_hidden_layers),
     "s",
     "All-reduce and pipeline hand-off time of the prefill",
     source=NCCL,

@@ -21,7 +21,7 @@ from sympy import Max, Min, Piecewise, floor
 
 from ledgerbuild.ledger import quantity
 
-from .flops import flops_per_token, flops_prefill
+from .flops import flops_per_token, flops_prefill, prefill_tokens
 from .inputs import (
     bandwidth_efficiency,
     expert_parallel,
@@ -33,7 +33,6 @@ from .inputs import (
     num_hidden_layers,
     output_tokens,
     pipeline_parallel,
-    prompt_tokens,
     seconds_per_hour,
     tokens_per_million,
 )
@@ -55,7 +54,7 @@ SRC = LECTURE + " §6.3 (extended: prefill charged); " + TRTLLM
 
 offline_concurrency = quantity(
     "offline_concurrency",
-    Min(max_batch, kv_capacity_requests, floor(max_num_tokens * outputs / (prompt_tokens + outputs))),
+    Min(max_batch, kv_capacity_requests, floor(max_num_tokens * outputs / (prefill_tokens + outputs))),
     "requests",
     "Requests in flight: min(batch cap, KV pool / request KV, token budget per "
     "step / (prompt + output) x output)",
@@ -73,7 +72,7 @@ micro_batch = quantity(
 )
 step_tokens = quantity(
     "offline_step_tokens",
-    micro_batch * (prompt_tokens + outputs) / outputs,
+    micro_batch * (prefill_tokens + outputs) / outputs,
     "tokens",
     "Tokens per stage step: one decode token per request plus its share of prefill (chunked prefill)",
     source=SRC,
@@ -195,7 +194,7 @@ quantity(
 priced_tokens_per_s = quantity(
     "offline_priced_tokens_per_s",
     Piecewise(
-        (throughput * (1 + input_token_price_ratio * prompt_tokens / output_tokens), output_tokens > 0),
+        (throughput * (1 + input_token_price_ratio * prefill_tokens / output_tokens), output_tokens > 0),
         (throughput, True),
     ),
     "tokens/s",

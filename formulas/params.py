@@ -38,6 +38,7 @@ from .inputs import num_hidden_layers as L
 from .inputs import num_key_value_heads as nkv
 from .inputs import vocab_size as V
 from .sources import DEEPSEEK_V2, HF, LECTURE
+from .vision import embedding_extra_rows, num_cross_attention_layers, params_connector, params_vision
 
 T = "parameters"
 S31 = LECTURE + " §3.1"
@@ -231,15 +232,48 @@ params_norms = quantity(
     source=HF,
     topic=T,
 )
-params_total = quantity(
-    "params_total",
-    params_embedding + params_lm_head + L * params_attn_layer + params_mlp + params_norms,
+LANGUAGE = params_embedding + params_lm_head + L * params_attn_layer + params_mlp + params_norms
+params_language = quantity(
+    "params_language",
+    LANGUAGE,
     P,
-    "Total parameters",
+    "Language-model parameters (embedding, blocks, final norm, lm_head)",
     source=S31,
     topic=T,
     integer=True,
+    when="vision",
 )
+params_language_extras = quantity(
+    "params_language_extras",
+    num_cross_attention_layers * (2 * head_dim + 2) + embedding_extra_rows * d,
+    P,
+    "Cross-attention layers' q/k norms and two gates each; extra embedding rows",
+    source=HF + " (MllamaCrossAttentionDecoderLayer, MllamaTextModel)",
+    topic=T,
+    integer=True,
+    when="vision_cross",
+)
+params_total = quantity(
+    "params_total",
+    params_language + params_language_extras + params_vision + params_connector,
+    P,
+    "Total parameters: language model, its cross-attention extras, vision encoder, connector",
+    source=S31 + "; " + HF,
+    topic=T,
+    integer=True,
+    when="vision_cross",
+)
+quantity(
+    "params_total",
+    params_language + params_vision + params_connector,
+    P,
+    "Total parameters: language model, vision encoder, connector",
+    source=S31 + "; " + HF,
+    topic=T,
+    integer=True,
+    when="vision",
+)
+quantity("params_total", LANGUAGE, P, "Total parameters", source=S31, topic=T, integer=True)
 params_inactive_experts = quantity(
     "params_inactive_experts",
     0,

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from .errors import LedgerError, close_matches
 from .families import ledger_fields
+from .families_vision import vlm_family
 from .files import read_input
 
 ID = r"^[a-z0-9][a-z0-9._-]*$"
@@ -41,6 +42,7 @@ class ModelEntry(_Strict):
     hf_repo: str | None = None
     config: dict
     layer_types_counts: dict[str, int] | None = None
+    preprocessor: dict | None = None  # a VLM's preprocessor_config.json fields (min/max pixels)
     published: dict = Field(default_factory=dict)
     sources: list[str] = Field(default_factory=list)
     _origin: str = PrivateAttr(default="")
@@ -249,7 +251,7 @@ def model_fields(entry: ModelEntry, path) -> dict:
         c = entry.layer_types_counts
         counts = {"sliding": c.get("sliding_attention", 0), "chunked": c.get("chunked_attention", 0)}
     try:
-        return ledger_fields(entry.config, counts)
+        return ledger_fields(entry.config, counts, entry.preprocessor)
     except LedgerError as e:
         raise LedgerError(f"{path}: {entry.id}: {e}") from None
 
@@ -349,7 +351,7 @@ def _load_hf_config(path: Path) -> tuple[ModelEntry, dict]:
         raise LedgerError(f"{path}: not a config this tool reads ({str(e)[:80]})") from None
     if not isinstance(config, dict):
         raise LedgerError(f"{path}: expected a JSON object")
-    if "text_config" in config:  # a multimodal config: the language model's part
+    if "text_config" in config and vlm_family(config) is None:  # an unknown VLM: its language part
         config = config["text_config"]
         if not isinstance(config, dict):
             raise LedgerError(f"{path}: field text_config: expected a JSON object")

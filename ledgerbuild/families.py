@@ -68,6 +68,7 @@ FAMILIES: dict[str, Family] = {
         moe=_MIXTRAL_MOE,
         pattern="alternate",
     ),
+    "mllama_text_model": Family("MllamaForCausalLM"),  # Llama 3.2 Vision's language part
     "llama4_text": Family(
         "Llama4ForCausalLM",
         moe={**_MIXTRAL_MOE, "n_shared_experts": 1},
@@ -235,9 +236,16 @@ def missing_fields(config: dict, family: Family) -> list[str]:
     return [k for k in dict.fromkeys(need) if config.get(k) is None]
 
 
-def ledger_fields(config: dict, layer_counts: dict | None = None) -> dict:
-    """The ledger's model inputs for an HF config, every value type-checked (raises
-    LedgerError naming the field)."""
+def ledger_fields(config: dict, layer_counts: dict | None = None, preprocessor: dict | None = None) -> dict:
+    """The ledger's model inputs for an HF config (a VLM's: its language part plus its
+    vision fields), every value type-checked (raises LedgerError naming the field)."""
+    from .families_vision import split_vlm  # imports this module's getters
+
+    config, vision = split_vlm(config, preprocessor)
+    return {**_text_fields(config, layer_counts), **vision}
+
+
+def _text_fields(config: dict, layer_counts: dict | None) -> dict:
     _, family = family_of(config)
     missing = missing_fields(config, family)
     if missing:

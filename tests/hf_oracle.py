@@ -12,6 +12,7 @@ import transformers
 from transformers import AutoConfig
 
 from ledgerbuild.families import family_of
+from ledgerbuild.families_vision import vlm_family
 
 _MODEL_TYPE = {"kimi_k2": "deepseek_v3"}
 _DROP = {"architectures", "model_type"}
@@ -29,8 +30,9 @@ def hf_config(config: dict):
 
 
 def causal_lm(config: dict, device: str = "meta", attn: str | None = None):
-    _, family = family_of(config)
-    cls = getattr(transformers, family.hf_class)
+    """The *ForCausalLM of a text config, the *ForConditionalGeneration of a VLM's."""
+    vlm = vlm_family(config)
+    cls = getattr(transformers, vlm.hf_class if vlm else family_of(config)[1].hf_class)
     hf = hf_config(config)
     if attn:
         hf._attn_implementation = attn
@@ -41,3 +43,18 @@ def causal_lm(config: dict, device: str = "meta", attn: str | None = None):
 
 def count_params(model) -> int:
     return sum(p.numel() for p in model.parameters())
+
+
+VISION_PREFIXES = ("model.visual.", "model.vision_tower.", "model.vision_model.")
+CONNECTOR_PREFIXES = ("model.multi_modal_projector.", "model.visual.merger.")
+
+
+def count_vlm_parts(model) -> tuple[int, int]:
+    """(vision encoder, connector) parameters of a transformers VLM, by module path."""
+    vision = connector = 0
+    for name, p in model.named_parameters():
+        if name.startswith(CONNECTOR_PREFIXES):
+            connector += p.numel()
+        elif name.startswith(VISION_PREFIXES):
+            vision += p.numel()
+    return vision, connector

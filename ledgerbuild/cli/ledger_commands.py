@@ -269,3 +269,50 @@ def rope(
             p["band"],
         )
     out.print(table)
+
+
+@app.command(rich_help_panel="Ledger")
+@guarded
+def image(
+    model: str = typer.Argument(..., help="A vision-language model: catalog id, model YAML or HF config.json"),
+    size: str | None = typer.Option(None, help="Image size WIDTHxHEIGHT in pixels [1024x1024]"),
+    gpu: str | None = typer.Option(None, help="GPU id or GPU YAML path [h100-sxm]"),
+    time_model: str | None = typer.Option(
+        None, help="Time model id or YAML file [calibrated; roofline for the floor]"
+    ),
+    set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
+    json_: bool = typer.Option(False, "--json", help="Print JSON for scripts."),
+):
+    """What one image costs a vision-language model: the pixels the encoder sees, patches and
+    tokens, encoder FLOPs and time, the image's KV against the encoder's output, its price.
+
+    Examples:
+
+    * `ledgerbuild image qwen2-vl-7b --size 1024x1024`
+    * `ledgerbuild image llama-3.2-11b-vision --size 1120x560 --json`
+    """
+    import json
+
+    from rich.table import Table
+
+    from ..vision import image_report
+
+    report = image_report(model, _sets(set_, gpu=gpu, time_model=time_model), size)
+    if json_:
+        out.print_json(json.dumps(report))
+        return
+    out.print(
+        f"{report['model']}: one {report['image_width_pixels']}x{report['image_height_pixels']} image on "
+        f"{report['gpu']} x {report['gpu_count']}; encoder {report['params_vision']:,} + connector "
+        f"{report['params_connector']:,} parameters\ntime model: {report['time_model']}",
+        highlight=False,
+        markup=False,
+    )
+    table = Table(title="per image", title_justify="left")
+    for col in ("quantity", "value", "unit"):
+        table.add_column(col, justify="right" if col == "value" else "left")
+    for name, row in report["per_image"].items():
+        value = row["value"]
+        shown = f"{value:,}" if isinstance(value, int) else f"{float(value):,.6g}"
+        table.add_row(name, shown, row["unit"])
+    out.print(table)

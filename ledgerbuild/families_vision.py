@@ -1,0 +1,151 @@
+"""From a vision-language config.json to the ledger's vision fields, per VLM family.
+
+Scope: a VLM config nests (or, for Qwen2-VL, flattens) the language model's config beside a
+`vision_config`. `split_vlm` returns the language part (read by `families.ledger_fields` like
+any text model) and the vision fields of formulas/vision.py. What HF keeps in modeling code
+rather than config (CLS tokens, learned position tables, biases, outer norms, Llama 3.2's
+8 extra embedding rows) is stated once per encoder, with the transformers class it was read
+from. Shortcut: preprocessor settings (Qwen2-VL's min/max pixels) come from the catalog's
+`preprocessor` block (preprocessor_config.json), else the processor class's defaults.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import LedgerError
+from .families import count, number
+
+MLP, MERGE, POOL, CROSS = 1, 2, 3, 4
+
+
+@dataclass(frozen=True)
+class Encoder:
+    """Traits of a vision tower class (transformers modeling code)."""
+
+    hf_class: str
+    cls: int = 0  # a CLS position
+    learned_positions: int = 1
+    attn_bias: int = 1
+    patch_bias: int = 0
+    extra_norms: int = 0  # LayerNorms outside the blocks
+
+
+ENCODERS = {
+    "clip_vision_model": Encoder("CLIPVisionModel", cls=1, extra_norms=2),  # pre_layrnorm, post_layernorm
+    "siglip_vision_model": Encoder("SiglipVisionModel", patch_bias=1, extra_norms=1),  # post_layernorm
+    "qwen2_vl": Encoder("Qwen2VisionTransformerPretrainedModel", learned_positions=0),  # 2D RoPE
+    "mllama_vision_model": Encoder("MllamaVisionModel", cls=1, attn_bias=0, extra_norms=2),
+}
+
+
+@dataclass(frozen=True)
+class VisionFamily:
+    hf_class: str
+    connector: int
+    encoder: str  # key of ENCODERS when vision_config has no model_type
+
+
+VLM_FAMILIES = {
+    "llava": VisionFamily("LlavaForConditionalGeneration", MLP, "clip_vision_model"),
+    "qwen2_vl": VisionFamily("Qwen2VLForConditionalGeneration", MERGE, "qwen2_vl"),
+    "gemma3": VisionFamily("Gemma3ForConditionalGeneration", POOL, "siglip_vision_model"),
+    "mllama": VisionFamily("MllamaForConditionalGeneration", CROSS, "mllama_vision_model"),
+}
+# Qwen2VLImageProcessor defaults (transformers image_processing_qwen2_vl.py)
+QWEN2_VL_PIXELS = {"min_pixels": 56 * 56, "max_pixels": 28 * 28 * 1280}
+
+
+def vlm_family(config: dict) -> VisionFamily | None:
+    """The VLM family of a config with a vision_config, or None (a text model)."""
+    if not isinstance(config.get("vision_config"), dict):
+        return None
+    kind = config.get("model_type")
+    return VLM_FAMILIES.get(kind) if isinstance(kind, str) else None
+
+
+def split_vlm(config: dict, preprocessor: dict | None = None) -> tuple[dict, dict]:
+    """(language config, vision fields) of a VLM config; (config, {}) for a text model."""
+    family = vlm_family(config)
+    if family is None:
+        return config, {}
+    vision = config["vision_config"]
+    if family.connector == MERGE:  # Qwen2-VL: the language fields sit beside vision_config
+        text = config.get("text_config") or {k: v for k, v in config.items() if k != "vision_config"}
+        text = {**text, "model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"]}
+    else:
+        text = config.get("text_config")
+    if not isinstance(text, dict):
+        raise LedgerError("field text_config: expected a mapping")
+    kind = vision.get("model_type")
+    encoder = ENCODERS.get(kind if isinstance(kind, str) else "", ENCODERS[family.encoder])
+    fields = {
+        "vision_connector_code": family.connector,
+        "vision_class_token": encoder.cls,
+        "vision_learned_positions": encoder.learned_positions,
+        "vision_attn_bias": encoder.attn_bias,
+        "vision_patch_bias": encoder.patch_bias,
+        "vision_extra_norms": encoder.extra_norms,
+        "vision_num_channels": count(vision, "num_channels", default=count(vision, "in_chans", default=3, lo=1), lo=1),
+        "vision_patch_size": count(vision, "patch_size", lo=1),
+    }
+    fields.update(_READERS[family.connector](vision, config, preprocessor or {}))
+    return text, fields
+
+
+def _merge(v: dict, config: dict, pre: dict) -> dict:
+    width = count(v, "embed_dim", lo=1)
+    return {
+        "vision_hidden_size": width,
+        "vision_num_layers": count(v, "depth", lo=1),
+        "vision_intermediate_size": int(width * number(v, "mlp_ratio", 4, lo=1)),
+        "vision_temporal_patch_size": count(v, "temporal_patch_size", default=2, lo=1),
+        "vision_merge_size": count(v, "spatial_merge_size", default=2, lo=1),
+        "vision_image_size": 0,
+        "vision_min_pixels": count(pre, "min_pixels", default=QWEN2_VL_PIXELS["min_pixels"], lo=1),
+        "vision_max_pixels": count(pre, "max_pixels", default=QWEN2_VL_PIXELS["max_pixels"], lo=1),
+    }
+
+
+def _vit(v: dict) -> dict:
+    return {
+        "vision_hidden_size": count(v, "hidden_size", lo=1),
+        "vision_num_layers": count(v, "num_hidden_layers", lo=1),
+        "vision_intermediate_size": count(v, "intermediate_size", lo=1),
+        "vision_image_size": count(v, "image_size", lo=1),
+    }
+
+
+def _mlp(v: dict, config: dict, pre: dict) -> dict:
+    return _vit(v)
+
+
+def _pool(v: dict, config: dict, pre: dict) -> dict:
+    return {**_vit(v), "vision_pooled_tokens": count(config, "mm_tokens_per_image", default=256, lo=1)}
+
+
+def _cross(v: dict, config: dict, pre: dict) -> dict:
+    fields = _vit(v)
+    global_layers = count(v, "num_global_layers", default=8)
+    layouts = v.get("supported_aspect_ratios") or []
+    if not isinstance(layouts, list):
+        raise LedgerError("field supported_aspect_ratios: expected a list of [rows, columns]")
+    layers = (config.get("text_config") or {}).get("cross_attention_layers") or []
+    if not isinstance(layers, list):
+        raise LedgerError("field cross_attention_layers: expected a list of layer indices")
+    fields.update(
+        {
+            "vision_num_layers": fields["vision_num_layers"] + global_layers,
+            "vision_gated_layers": global_layers,
+            "vision_tiles": count(v, "max_num_tiles", default=4, lo=1),
+            "vision_tiled": 1,
+            "vision_aspect_ratios": len(layouts),
+            "vision_output_size": count(v, "vision_output_dim", lo=1),
+            "num_cross_attention_layers": len(layers),
+            "embedding_extra_rows": 8,  # MllamaTextModel: nn.Embedding(vocab_size + 8, ...)
+        }
+    )
+    return fields
+
+
+_READERS = {MLP: _mlp, MERGE: _merge, POOL: _pool, CROSS: _cross}

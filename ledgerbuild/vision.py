@@ -1,0 +1,91 @@
+"""What one image costs a vision-language model: the report behind `ledgerbuild image`.
+
+Scope: parse an image size, evaluate the ledger with it (formulas/vision.py and
+formulas/image_cost.py declare every number), and collect the per-image quantities; a
+resolution sweep for the docs plot. Shortcut: sizes are WIDTHxHEIGHT in pixels, as image
+tools print them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import catalog
+from .errors import LedgerError
+from .evaluate import Evaluator, Result, gpu_count_text, time_model_text, to_plain
+from .families_vision import vlm_family
+
+SIZE = re.compile(r"^\s*(\d{1,6})\s*[xX×]\s*(\d{1,6})\s*$")
+MAX_SIDE = 10**5  # the ledger's bound on image_height / image_width
+PER_IMAGE = [  # (quantity, unit shown)
+    ("vision_input_width", "pixels"),
+    ("vision_input_height", "pixels"),
+    ("vision_patches", "patches"),
+    ("image_tokens", "tokens"),
+    ("image_prompt_tokens", "tokens"),
+    ("vision_flops_per_image", "FLOP"),
+    ("vision_encoder_s", "s"),
+    ("image_kv_bytes", "bytes"),
+    ("encoder_output_bytes", "bytes"),
+    ("image_kv_over_encoder_output", "ratio"),
+    ("image_kv_bytes_in_context", "bytes"),
+    ("cross_attention_kv_saving_bytes", "bytes"),
+    ("image_flops", "FLOP"),
+    ("usd_per_image", "USD"),
+]
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """'1024x768' -> (1024, 768): width and height, whole pixels, 1..100,000."""
+    match = SIZE.match(text or "")
+    if not match:
+        raise LedgerError(f"option --size: expected WIDTHxHEIGHT in whole pixels (e.g. 1024x1024), got {text[:40]!r}")
+    width, height = int(match[1]), int(match[2])
+    if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE):
+        raise LedgerError(f"option --size: each side must be 1..{MAX_SIDE:,} pixels, got {width}x{height}")
+    return width, height
+
+
+def vision_models() -> list[str]:
+    return [mid for mid, entry in catalog.models().items() if vlm_family(entry.config)]
+
+
+def image_result(model_ref: str, sets: dict, size: str | None) -> Result:
+    if size is not None:
+        width, height = parse_size(size)
+        sets = {**sets, "image_width": str(width), "image_height": str(height)}
+    res = Evaluator(sets).evaluate(model_ref)
+    if "vision" not in res.tags:
+        raise LedgerError(
+            f"model {res.model_id!r} has no vision encoder; vision-language models: {', '.join(vision_models())}"
+        )
+    return res
+
+
+def image_report(model_ref: str, sets: dict, size: str | None = None) -> dict:
+    res = image_result(model_ref, sets, size)
+    names = {q.name for q in res.quantities}
+    return {
+        "model": res.model_id,
+        "image_width_pixels": int(res.inputs["image_width"]),
+        "image_height_pixels": int(res.inputs["image_height"]),
+        "gpu": res.keys["gpu"],
+        "gpu_count": gpu_count_text(res),
+        "time_model": time_model_text(res.keys["time_model"], res.keys["gpu"]),
+        "params_vision": int(res.value("params_vision")),
+        "params_connector": int(res.value("params_connector")),
+        "per_image": {
+            name: {"value": to_plain(res.value(name)), "unit": unit}
+            for name, unit in PER_IMAGE
+            if name in names
+        },
+    }
+
+
+def tokens_and_kv_by_side(model_ref: str, sides: list[int], sets: dict | None = None) -> list[tuple[int, int, float]]:
+    """(side, image tokens, image KV bytes) of a square image at each side length."""
+    rows = []
+    for side in sides:
+        res = image_result(model_ref, sets or {}, f"{side}x{side}")
+        rows.append((side, int(res.value("image_tokens")), float(res.value("image_kv_bytes"))))
+    return rows
