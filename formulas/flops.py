@@ -26,7 +26,13 @@ from .inputs import sliding_window as W
 from .inputs import sliding_window_kv as K
 from .params import attn_v_head_dim, params_lm_head_matmul, params_matmul, params_total, qk_head_dim
 from .sources import LECTURE, PREREQ, SHAPES
-from .vision import MLLAMA, QWEN2_VL, num_cross_attention_layers, vision_flops_per_request, vision_prompt_tokens_per_request
+from .vision import (
+    MLLAMA,
+    QWEN2_VL,
+    num_cross_attention_layers,
+    vision_flops_per_request,
+    vision_prompt_tokens_per_request,
+)
 
 T = "flops"
 F = "FLOP"
@@ -44,7 +50,13 @@ prefill_tokens = quantity(
     when="vision",
 )
 quantity(
-    "prefill_tokens", prompt_tokens, "tokens", "Tokens a prefill processes: the prompt", source=S43, topic=T, integer=True
+    "prefill_tokens",
+    prompt_tokens,
+    "tokens",
+    "Tokens a prefill processes: the prompt",
+    source=S43,
+    topic=T,
+    integer=True,
 )
 num_full_layers = quantity(
     "num_full_layers",

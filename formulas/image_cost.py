@@ -14,13 +14,13 @@ tokens' matmul FLOPs at mfu x peak (a busy, compute-bound prefill), at the GPU's
 
 from ledgerbuild.ledger import quantity
 
+from .flops import flops_prefill
 from .inputs import activation_dtype_bytes, hidden_size, mfu, seconds_per_hour
 from .kv_cache import image_kv_bytes, kv_bytes_per_token
 from .latency import compute_time, memory_time, step_time
 from .memory import gpu_count
 from .numerics import peak_flops_per_s, weight_dtype_bytes
 from .params import params_lm_head_matmul, params_matmul
-from .flops import flops_prefill
 from .serving import gpu_price
 from .sources import LECTURE
 from .vision import (
@@ -49,8 +49,7 @@ quantity(
     "image_kv_over_encoder_output",
     image_kv_bytes / encoder_output_bytes,
     "ratio",
-    "Image KV over the encoder's output (self-attention: 2 L n_kv d_h KV bytes / d_model "
-    "activation bytes)",
+    "Image KV over the encoder's output (self-attention: 2 L n_kv d_h KV bytes / d_model activation bytes)",
     source=S51,
     topic=T,
     when="vision",

@@ -55,7 +55,9 @@ S = model_input(
     "vision_image_size", "pixels", "Side the encoder is fed (0: dynamic resolution)", source=V, default=0
 )
 m = model_input("vision_merge_size", "patches", "Patches merged per side (Qwen2-VL: 2)", source=V, default=1)
-cls = model_input("vision_class_token", "0/1", "1 if the encoder adds a CLS position", source=V, hi=1, default=0)
+cls = model_input(
+    "vision_class_token", "0/1", "1 if the encoder adds a CLS position", source=V, hi=1, default=0
+)
 learned_pos = model_input(
     "vision_learned_positions", "0/1", "1 if positions are a learned table", source=V, hi=1, default=0
 )
@@ -69,10 +71,16 @@ extra_norms = model_input(
     "vision_extra_norms", "norms", "LayerNorms outside the blocks (pre/post)", source=V, default=0
 )
 gated_layers = model_input(
-    "vision_gated_layers", "layers", "Blocks with two scalar gates (Llama 3.2 global layers)", source=V, default=0
+    "vision_gated_layers",
+    "layers",
+    "Blocks with two scalar gates (Llama 3.2 global layers)",
+    source=V,
+    default=0,
 )
 tiles = model_input("vision_tiles", "tiles", "Tiles an image is cut into (padded)", source=V, default=1)
-tiled = model_input("vision_tiled", "0/1", "1 if tiles carry learned tile embeddings", source=V, hi=1, default=0)
+tiled = model_input(
+    "vision_tiled", "0/1", "1 if tiles carry learned tile embeddings", source=V, hi=1, default=0
+)
 aspect_ratios = model_input(
     "vision_aspect_ratios", "ratios", "Supported tile layouts (Llama 3.2: 8)", source=V, default=0
 )
@@ -80,10 +88,18 @@ pooled_tokens = model_input(
     "vision_pooled_tokens", "tokens", "Tokens an image is pooled to (Gemma 3: 256)", source=V, default=0
 )
 min_pixels = model_input(
-    "vision_min_pixels", "pixels", "Dynamic resolution: fewest pixels", source=V + "; preprocessor_config.json", default=0
+    "vision_min_pixels",
+    "pixels",
+    "Dynamic resolution: fewest pixels",
+    source=V + "; preprocessor_config.json",
+    default=0,
 )
 max_pixels = model_input(
-    "vision_max_pixels", "pixels", "Dynamic resolution: most pixels", source=V + "; preprocessor_config.json", default=0
+    "vision_max_pixels",
+    "pixels",
+    "Dynamic resolution: most pixels",
+    source=V + "; preprocessor_config.json",
+    default=0,
 )
 vision_output_size = model_input(
     "vision_output_size", "elements", "Width the connector reads (Llama 3.2: 7680)", source=V, default=0
@@ -104,22 +120,50 @@ num_cross_attention_layers = model_input(
     default=0,
 )
 embedding_extra_rows = model_input(
-    "embedding_extra_rows", "tokens", "Embedding rows beyond vocab_size (Llama 3.2 Vision: 8)", source=HF_VLM, default=0
+    "embedding_extra_rows",
+    "tokens",
+    "Embedding rows beyond vocab_size (Llama 3.2 Vision: 8)",
+    source=HF_VLM,
+    default=0,
 )
 
 variant("vision", lambda f: f.get("vision_connector_code", 0) > 0)
 variant("text", lambda f: f.get("vision_connector_code", 0) == 0)
-for code, tag in enumerate(["mlp", "merge", "pool", "cross"], start=1):
-    variant(f"vision_{tag}", lambda f, code=code: f.get("vision_connector_code", 0) == code)
-variant("vision_dynamic", lambda f: f.get("vision_connector_code", 0) > 0 and f.get("vision_image_size", 0) == 0)
+
+
+def _connector_is(code: int):
+    return lambda f: f.get("vision_connector_code", 0) == code
+
+
+for _code, _tag in enumerate(["mlp", "merge", "pool", "cross"], start=1):
+    variant(f"vision_{_tag}", _connector_is(_code))
+variant(
+    "vision_dynamic", lambda f: f.get("vision_connector_code", 0) > 0 and f.get("vision_image_size", 0) == 0
+)
 variant("vision_fixed", lambda f: f.get("vision_connector_code", 0) > 0 and f.get("vision_image_size", 0) > 0)
 
 # --- scenario: what a request carries ----------------------------------------------------
 H = scenario_input(
-    "image_height", "pixels", "Height of each image", default=1024, lo=1, hi=10**5, integer=True, source=QWEN2_VL, tex="H"
+    "image_height",
+    "pixels",
+    "Height of each image",
+    default=1024,
+    lo=1,
+    hi=10**5,
+    integer=True,
+    source=QWEN2_VL,
+    tex="H",
 )
 W = scenario_input(
-    "image_width", "pixels", "Width of each image", default=1024, lo=1, hi=10**5, integer=True, source=QWEN2_VL, tex="W"
+    "image_width",
+    "pixels",
+    "Width of each image",
+    default=1024,
+    lo=1,
+    hi=10**5,
+    integer=True,
+    source=QWEN2_VL,
+    tex="W",
 )
 images_per_request = scenario_input(
     "images_per_request",
@@ -133,7 +177,13 @@ images_per_request = scenario_input(
     tex=r"n_{\mathrm{img}}",
 )
 video_seconds = scenario_input(
-    "video_seconds", "s", "Video per request (frames sampled at video_fps)", default=0, lo=0, hi=10**5, source=QWEN2_VL
+    "video_seconds",
+    "s",
+    "Video per request (frames sampled at video_fps)",
+    default=0,
+    lo=0,
+    hi=10**5,
+    source=QWEN2_VL,
 )
 video_fps = scenario_input(
     "video_fps", "frames/s", "Frames sampled per second of video", default=2, lo=0, hi=240, source=QWEN2_VL
@@ -226,13 +276,31 @@ def round_half_even(x):
 
 
 factor = quantity(
-    "vision_resize_factor", p * m, "pixels", "Sides are resized to multiples of p x m", source=QWEN2_VL, integer=True, **when("vision_dynamic")
+    "vision_resize_factor",
+    p * m,
+    "pixels",
+    "Sides are resized to multiples of p x m",
+    source=QWEN2_VL,
+    integer=True,
+    **when("vision_dynamic"),
 )
 rounded_h = quantity(
-    "vision_rounded_height", round_half_even(H / factor) * factor, "pixels", "H rounded to the factor", source=QWEN2_VL, integer=True, **when("vision_dynamic")
+    "vision_rounded_height",
+    round_half_even(H / factor) * factor,
+    "pixels",
+    "H rounded to the factor",
+    source=QWEN2_VL,
+    integer=True,
+    **when("vision_dynamic"),
 )
 rounded_w = quantity(
-    "vision_rounded_width", round_half_even(W / factor) * factor, "pixels", "W rounded to the factor", source=QWEN2_VL, integer=True, **when("vision_dynamic")
+    "vision_rounded_width",
+    round_half_even(W / factor) * factor,
+    "pixels",
+    "W rounded to the factor",
+    source=QWEN2_VL,
+    integer=True,
+    **when("vision_dynamic"),
 )
 
 
@@ -246,13 +314,41 @@ def resized(side, rounded):
 
 
 input_h = quantity(
-    "vision_input_height", resized(H, rounded_h), "pixels", "Height the encoder sees", source=QWEN2_VL, integer=True, **when("vision_dynamic")
+    "vision_input_height",
+    resized(H, rounded_h),
+    "pixels",
+    "Height the encoder sees",
+    source=QWEN2_VL,
+    integer=True,
+    **when("vision_dynamic"),
 )
-quantity("vision_input_height", S, "pixels", "Height the encoder sees (fixed)", source=VIT, integer=True, **when("vision_fixed"))
+quantity(
+    "vision_input_height",
+    S,
+    "pixels",
+    "Height the encoder sees (fixed)",
+    source=VIT,
+    integer=True,
+    **when("vision_fixed"),
+)
 input_w = quantity(
-    "vision_input_width", resized(W, rounded_w), "pixels", "Width the encoder sees", source=QWEN2_VL, integer=True, **when("vision_dynamic")
+    "vision_input_width",
+    resized(W, rounded_w),
+    "pixels",
+    "Width the encoder sees",
+    source=QWEN2_VL,
+    integer=True,
+    **when("vision_dynamic"),
 )
-quantity("vision_input_width", S, "pixels", "Width the encoder sees (fixed)", source=VIT, integer=True, **when("vision_fixed"))
+quantity(
+    "vision_input_width",
+    S,
+    "pixels",
+    "Width the encoder sees (fixed)",
+    source=VIT,
+    integer=True,
+    **when("vision_fixed"),
+)
 vision_patches = quantity(
     "vision_patches",
     tiles * (ceiling(input_h / p) * ceiling(input_w / p) + cls),
@@ -264,17 +360,59 @@ vision_patches = quantity(
 )
 IMG = "Tokens an image becomes after the connector"
 image_tokens = quantity(
-    "image_tokens", vision_patches - tiles * cls, "tokens", IMG + " (one per patch, CLS dropped)", source=LLAVA, integer=True, **when("vision_mlp")
+    "image_tokens",
+    vision_patches - tiles * cls,
+    "tokens",
+    IMG + " (one per patch, CLS dropped)",
+    source=LLAVA,
+    integer=True,
+    **when("vision_mlp"),
 )
-quantity("image_tokens", vision_patches / m**2, "tokens", IMG + " (m x m merge)", source=QWEN2_VL, integer=True, **when("vision_merge"))
-quantity("image_tokens", pooled_tokens, "tokens", IMG + " (pooled)", source=GEMMA3, integer=True, **when("vision_pool"))
 quantity(
-    "image_tokens", vision_patches, "tokens", IMG + " (held by the cross-attention layers)", source=MLLAMA, integer=True, **when("vision_cross")
+    "image_tokens",
+    vision_patches / m**2,
+    "tokens",
+    IMG + " (m x m merge)",
+    source=QWEN2_VL,
+    integer=True,
+    **when("vision_merge"),
+)
+quantity(
+    "image_tokens",
+    pooled_tokens,
+    "tokens",
+    IMG + " (pooled)",
+    source=GEMMA3,
+    integer=True,
+    **when("vision_pool"),
+)
+quantity(
+    "image_tokens",
+    vision_patches,
+    "tokens",
+    IMG + " (held by the cross-attention layers)",
+    source=MLLAMA,
+    integer=True,
+    **when("vision_cross"),
 )
 image_prompt_tokens = quantity(
-    "image_prompt_tokens", 1, "tokens", "Prompt tokens per image: one <|image|> token", source=MLLAMA, integer=True, **when("vision_cross")
+    "image_prompt_tokens",
+    1,
+    "tokens",
+    "Prompt tokens per image: one <|image|> token",
+    source=MLLAMA,
+    integer=True,
+    **when("vision_cross"),
 )
-quantity("image_prompt_tokens", image_tokens, "tokens", "Prompt tokens per image: its image tokens", source=QWEN2_VL, integer=True, **when("vision"))
+quantity(
+    "image_prompt_tokens",
+    image_tokens,
+    "tokens",
+    "Prompt tokens per image: its image tokens",
+    source=QWEN2_VL,
+    integer=True,
+    **when("vision"),
+)
 video_frame_groups = quantity(
     "video_frame_groups",
     ceiling(video_seconds * video_fps / t_p),

@@ -86,7 +86,9 @@ def split_vlm(config: dict, preprocessor: dict | None = None) -> tuple[dict, dic
         "vision_attn_bias": encoder.attn_bias,
         "vision_patch_bias": encoder.patch_bias,
         "vision_extra_norms": encoder.extra_norms,
-        "vision_num_channels": count(vision, "num_channels", default=count(vision, "in_chans", default=3, lo=1), lo=1),
+        "vision_num_channels": count(
+            vision, "num_channels", default=count(vision, "in_chans", default=3, lo=1), lo=1
+        ),
         "vision_patch_size": count(vision, "patch_size", lo=1),
     }
     fields.update(_READERS[family.connector](vision, config, preprocessor or {}))

@@ -39,7 +39,9 @@ def parse_size(text: str) -> tuple[int, int]:
     """'1024x768' -> (1024, 768): width and height, whole pixels, 1..100,000."""
     match = SIZE.match(text or "")
     if not match:
-        raise LedgerError(f"option --size: expected WIDTHxHEIGHT in whole pixels (e.g. 1024x1024), got {text[:40]!r}")
+        raise LedgerError(
+            f"option --size: expected WIDTHxHEIGHT in whole pixels (e.g. 1024x1024), got {text[:40]!r}"
+        )
     width, height = int(match[1]), int(match[2])
     if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE):
         raise LedgerError(f"option --size: each side must be 1..{MAX_SIDE:,} pixels, got {width}x{height}")
@@ -56,9 +58,8 @@ def image_result(model_ref: str, sets: dict, size: str | None) -> Result:
         sets = {**sets, "image_width": str(width), "image_height": str(height)}
     res = Evaluator(sets).evaluate(model_ref)
     if "vision" not in res.tags:
-        raise LedgerError(
-            f"model {res.model_id!r} has no vision encoder; vision-language models: {', '.join(vision_models())}"
-        )
+        known = ", ".join(vision_models())
+        raise LedgerError(f"model {res.model_id!r} has no vision encoder; vision-language models: {known}")
     return res
 
 
@@ -82,7 +83,9 @@ def image_report(model_ref: str, sets: dict, size: str | None = None) -> dict:
     }
 
 
-def tokens_and_kv_by_side(model_ref: str, sides: list[int], sets: dict | None = None) -> list[tuple[int, int, float]]:
+def tokens_and_kv_by_side(
+    model_ref: str, sides: list[int], sets: dict | None = None
+) -> list[tuple[int, int, float]]:
     """(side, image tokens, image KV bytes) of a square image at each side length."""
     rows = []
     for side in sides:

@@ -388,6 +388,7 @@ JSON_ARGS = {  # the least each --json command needs; a new --json command must 
     "list": ["models"],
     "show": ["llama-3-8b", "qwen3-8b"],
     "rope": ["llama-3.2-1b"],
+    "image": ["qwen2-vl-7b"],
     "bpe encode": ["hello world"],
     "bpe stats": [],
     "numerics demo": [],

@@ -27,7 +27,18 @@ def test_vision_and_connector_parameters_equal_transformers(model_id):
     assert (r.value("params_vision"), r.value("params_connector")) == count_vlm_parts(model)
 
 
-QWEN_SIZES = [(1024, 1024), (14, 14), (42, 70), (700, 1300), (1, 1), (3000, 4000), (9000, 9000), (56, 56), (98, 154), (4062, 126)]
+QWEN_SIZES = [
+    (1024, 1024),
+    (14, 14),
+    (42, 70),
+    (700, 1300),
+    (1, 1),
+    (3000, 4000),
+    (9000, 9000),
+    (56, 56),
+    (98, 154),
+    (4062, 126),
+]
 
 
 @pytest.mark.parametrize("width, height", QWEN_SIZES)
@@ -37,7 +48,9 @@ def test_qwen2_vl_tokens_equal_the_image_processor(width, height):
     pre = catalog.models()["qwen2-vl-7b"].preprocessor
     processor = Qwen2VLImageProcessorPil(min_pixels=pre["min_pixels"], max_pixels=pre["max_pixels"])
     image = np.zeros((height, width, 3), dtype=np.uint8)  # shape: (H, W, RGB)
-    t, h, w = processor(images=[image], return_tensors="np", input_data_format="channels_last")["image_grid_thw"][0]
+    t, h, w = processor(images=[image], return_tensors="np", input_data_format="channels_last")[
+        "image_grid_thw"
+    ][0]
     r = evaluate("qwen2-vl-7b", {"image_width": str(width), "image_height": str(height)})
     assert (r.value("vision_patches"), r.value("image_tokens")) == (t * h * w, t * h * w // 4)
 
@@ -48,16 +61,22 @@ def _fixed_processor(model_id):
     from transformers.models.mllama.image_processing_pil_mllama import MllamaImageProcessorPil
 
     return {
-        "llava-1.5-7b": CLIPImageProcessorPil(size={"shortest_edge": 336}, crop_size={"height": 336, "width": 336}),
+        "llava-1.5-7b": CLIPImageProcessorPil(
+            size={"shortest_edge": 336}, crop_size={"height": 336, "width": 336}
+        ),
         "gemma-3-4b-it": Gemma3ImageProcessorPil(size={"height": 896, "width": 896}),
-        "llama-3.2-11b-vision": MllamaImageProcessorPil(size={"height": 560, "width": 560}, max_image_tiles=4),
+        "llama-3.2-11b-vision": MllamaImageProcessorPil(
+            size={"height": 560, "width": 560}, max_image_tiles=4
+        ),
     }[model_id]
 
 
 @pytest.mark.parametrize("model_id", ["llava-1.5-7b", "gemma-3-4b-it", "llama-3.2-11b-vision"])
 @pytest.mark.parametrize("width, height", [(640, 480), (1920, 1080), (300, 2000)])
 def test_fixed_size_encoders_see_what_their_processor_makes(model_id, width, height):
-    pixels = _fixed_processor(model_id)(images=[np.zeros((height, width, 3), dtype=np.uint8)], return_tensors="np")
+    pixels = _fixed_processor(model_id)(
+        images=[np.zeros((height, width, 3), dtype=np.uint8)], return_tensors="np"
+    )
     shape = pixels["pixel_values"].shape  # (..., [tiles,] 3, H, W)
     r = evaluate(model_id, {"image_width": str(width), "image_height": str(height)})
     assert (r.value("vision_input_height"), r.value("vision_input_width")) == shape[-2:]

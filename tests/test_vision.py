@@ -19,7 +19,11 @@ def test_qwen2_vl_1024_square_is_1369_tokens():
     """Qwen2-VL README / issue 12: 28 x 28 pixels a token; 1024 rounds to 1036 = 37 x 28, so a
     1024 x 1024 image is 37^2 = 1,369 tokens (74^2 = 5,476 patches of 14 px merged 2 x 2)."""
     r = evaluate("qwen2-vl-7b", {"image_width": "1024", "image_height": "1024"})
-    assert (r.value("vision_input_height"), r.value("vision_patches"), r.value("image_tokens")) == (1036, 5476, 1369)
+    assert (r.value("vision_input_height"), r.value("vision_patches"), r.value("image_tokens")) == (
+        1036,
+        5476,
+        1369,
+    )
 
 
 def test_llava_1_5_is_576_tokens_at_336():
@@ -48,7 +52,9 @@ def test_llama_3_2_vision_tiles():
 )
 def test_total_parameters_round_to_the_published_figure(model_id, published, digits):
     """HF model pages: Qwen2-VL-7B-Instruct 8.29B, llava-1.5-7b-hf 7.06B, gemma-3-4b-it 4.3B."""
-    assert round(int(evaluate(model_id).value("params_total")) / 1e9, digits) == round(published / 1e9, digits)
+    assert round(int(evaluate(model_id).value("params_total")) / 1e9, digits) == round(
+        published / 1e9, digits
+    )
 
 
 def test_llama_3_2_vision_total_is_near_the_model_card():

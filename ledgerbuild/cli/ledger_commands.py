@@ -274,7 +274,9 @@ def rope(
 @app.command(rich_help_panel="Ledger")
 @guarded
 def image(
-    model: str = typer.Argument(..., help="A vision-language model: catalog id, model YAML or HF config.json"),
+    model: str = typer.Argument(
+        ..., help="A vision-language model: catalog id, model YAML or HF config.json"
+    ),
     size: str | None = typer.Option(None, help="Image size WIDTHxHEIGHT in pixels [1024x1024]"),
     gpu: str | None = typer.Option(None, help="GPU id or GPU YAML path [h100-sxm]"),
     time_model: str | None = typer.Option(

@@ -34,6 +34,7 @@ from ..printers.latex import (
     unit_tex,
 )
 from ..units import human
+from .plots import VISION_CAPTION
 from .plots import caption as plot_caption
 from .xlsx import _progress, select
 
@@ -335,8 +336,17 @@ def write_docs(
             if fmt == "tex":
                 write_text(out / f"{result.model_id}-body.tex", render(env, "model-body.tex.j2", context))
                 written += 1
+    vlms = [r for r in results if "vision" in r.tags]
+    vision_plots: list[str] = []
+    if plots and vlms:
+        from .plots import vision_figure
+
+        vision_plots = vision_figure(vlms, sets, out)
+        written += len(vision_plots)
     for fmt, env in envs.items():
         index = {
+            "vision_plots": vision_plots,
+            "vision_caption": VISION_CAPTION,
             "models": [index_row(r) for r in results],
             "scenario": scenario_text(results[0], per_model=True),
             "time_model": time_model_text(results[0].keys["time_model"], results[0].keys["gpu"]),

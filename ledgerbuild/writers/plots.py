@@ -175,3 +175,57 @@ class FigureJobs:
                 self._pool.close()
                 self._pool.join()
         return sum(len(n) for n in self.names.values())
+
+
+SIDES = np.array([224, 336, 448, 560, 672, 896, 1024, 1344, 1792, 2048, 3072, 4096])
+VISION_CAPTION = (
+    "Vision-language models: tokens one square image becomes (left) and the KV cache those "
+    "tokens hold (right; for a cross-attention model, the keys and values in its "
+    "cross-attention layers), against the image's side in pixels"
+)
+
+
+def vision_figure(results: list[Result], sets: dict, out_dir: Path) -> list[str]:
+    """One figure for every vision-language model among `results`: image tokens and image KV
+    against the side of a square image (the ledger's image_tokens and image_kv_bytes, swept
+    over image_height x image_width and read on the diagonal)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.fonttype"] = "none"
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
+
+    fig, (tokens_ax, kv_ax) = plt.subplots(1, 2, figsize=(10, 3.6))
+    fig.subplots_adjust(left=0.08, right=0.97, bottom=0.16, top=0.86, wspace=0.3)
+    grid = {"image_height": SIDES, "image_width": SIDES}
+    square = np.arange(len(SIDES)) * (len(SIDES) + 1)  # diagonal of the side x side grid
+    for r in results:
+        one = ([r.model_id], [r.keys["gpu"]])
+        tokens = sweep("image_tokens", *one, grid, sets)["image_tokens"][square]
+        kv = sweep("image_kv_bytes", *one, grid, sets)["image_kv_bytes"][square]
+        tokens_ax.loglog(SIDES, tokens, marker=".", label=r.model_id)
+        kv_ax.loglog(SIDES, kv / 2**20, marker=".", label=r.model_id)
+    tokens_ax.set(title="image tokens", xlabel="image side (pixels)", ylabel="tokens")
+    kv_ax.set(title="image KV cache", xlabel="image side (pixels)", ylabel="MiB (2^20 bytes)")
+    tokens_ax.legend(fontsize=8)
+    for ax in (tokens_ax, kv_ax):
+        ax.minorticks_off()
+        ax.xaxis.set_major_formatter(FuncFormatter(_si))
+        ax.yaxis.set_major_formatter(FuncFormatter(_si))
+    fig.suptitle("what an image becomes", fontsize=10)
+    names = ["vision-plots.svg", "vision-plots.png"]
+    for name in names:
+        fmt = name.rsplit(".", 1)[1]
+
+        def save(tmp: str, fmt: str = fmt) -> None:
+            fig.savefig(
+                tmp,
+                dpi=80,
+                format=fmt,
+                metadata={"Title": "what an image becomes", "Description": VISION_CAPTION},
+            )
+
+        atomic_save(Path(out_dir) / name, save)
+    plt.close(fig)
+    return names
