@@ -24,6 +24,7 @@ from .inputs import (
 )
 from .inputs import sliding_window as W
 from .inputs import sliding_window_kv as K
+from .linear_attention import GDN, num_linear_attention_layers
 from .params import attn_v_head_dim, params_lm_head_matmul, params_matmul, params_total, qk_head_dim
 from .sources import LECTURE, PREREQ, SHAPES
 from .vision import (
@@ -67,6 +68,16 @@ num_full_layers = quantity(
     topic=T,
     integer=True,
     when="vision_cross",
+)
+quantity(
+    "num_full_layers",
+    num_hidden_layers - num_sliding_layers - num_chunked_layers - num_linear_attention_layers,
+    "layers",
+    "Layers attending to the whole context (linear-attention layers keep a fixed state)",
+    source=S42 + "; " + GDN,
+    topic=T,
+    integer=True,
+    when="hybrid",
 )
 quantity(
     "num_full_layers",

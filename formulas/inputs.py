@@ -144,6 +144,12 @@ n_shared_experts = model_input(
     "n_shared_experts", "experts", "Always-on shared experts per MoE layer", default=0
 )
 moe_intermediate_size = model_input("moe_intermediate_size", "elements", "Width of one expert MLP", default=0)
+shared_expert_intermediate_size = model_input(
+    "shared_expert_intermediate_size",
+    "elements",
+    "Width of one shared expert (moe_intermediate_size unless the config gives its own)",
+    default=0,
+)
 first_k_dense_replace = model_input(
     "first_k_dense_replace", "layers", "Layers with a dense MLP instead of MoE", default=0
 )

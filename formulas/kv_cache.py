@@ -23,6 +23,7 @@ from .inputs import (
     qk_rope_head_dim,
     v_head_dim,
 )
+from .linear_attention import GDN, linear_attention_state_elements_per_layer, num_linear_attention_layers
 from .numerics import kv_dtype_bytes
 from .sources import DEEPSEEK_V2, LECTURE
 from .vision import MLLAMA, QWEN2_VL, image_tokens, num_cross_attention_layers, vision_inputs_per_request
@@ -72,6 +73,15 @@ kv_bytes_per_token = quantity(
 )
 quantity(
     "kv_bytes_per_token",
+    (num_hidden_layers - num_linear_attention_layers) * kv_bytes_per_token_layer,
+    B,
+    "KV bytes per token over the full-attention layers (no window caps)",
+    source=S51 + "; " + GDN,
+    topic=T,
+    when="hybrid",
+)
+quantity(
+    "kv_bytes_per_token",
     num_hidden_layers * kv_bytes_per_token_layer,
     B,
     "KV bytes per token over all layers (no window caps)",
@@ -85,6 +95,15 @@ def kv_bytes_at(tokens):
     return kv_bytes_per_token_layer * visible_tokens(tokens)
 
 
+linear_state_bytes = quantity(
+    "linear_attention_state_bytes",
+    num_linear_attention_layers * linear_attention_state_elements_per_layer * kv_dtype_bytes,
+    B,
+    "Fixed state one sequence holds in the linear-attention layers, whatever its length",
+    source=GDN,
+    topic=T,
+    when="hybrid",
+)
 image_kv_bytes = quantity(
     "image_kv_bytes",
     image_tokens * num_cross_attention_layers * kv_bytes_per_token_layer,
@@ -111,6 +130,15 @@ kv_bytes_per_request = quantity(
     source=LECTURE + " §6.1; " + MLLAMA,
     topic=T,
     when="vision_cross",
+)
+quantity(
+    "kv_bytes_per_request",
+    kv_bytes_at(prefill_tokens + output_tokens) + linear_state_bytes,
+    B,
+    "KV bytes one request holds at its end, with its linear layers' fixed state",
+    source=LECTURE + " §6.1; " + GDN,
+    topic=T,
+    when="hybrid",
 )
 quantity(
     "kv_bytes_per_request",

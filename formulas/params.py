@@ -29,6 +29,7 @@ from .inputs import (
     qk_rope_head_dim,
     qkv_bias,
     router_bias,
+    shared_expert_intermediate_size,
     tie_word_embeddings,
     v_head_dim,
 )
@@ -37,6 +38,13 @@ from .inputs import num_attention_heads as nh
 from .inputs import num_hidden_layers as L
 from .inputs import num_key_value_heads as nkv
 from .inputs import vocab_size as V
+from .linear_attention import (
+    GDN,
+    matmul_linear_attn_layer,
+    num_linear_attention_layers,
+    params_linear_attn_layer,
+    shared_expert_gate,
+)
 from .sources import DEEPSEEK_V2, HF, LECTURE
 from .vision import embedding_extra_rows, num_cross_attention_layers, params_connector, params_vision
 
@@ -70,6 +78,15 @@ quantity(
     when="mla",
 )
 
+quantity(
+    "params_q_proj",
+    2 * d * nh * head_dim + qkv_bias * nh * head_dim,
+    P,
+    "W_q (+ bias) per layer, producing the query and a per-head output gate",
+    source=GDN,
+    topic=T,
+    when="attn_gate",
+)
 params_q_proj = quantity(
     "params_q_proj",
     d * nh * head_dim + qkv_bias * nh * head_dim,
@@ -161,16 +178,16 @@ params_expert = quantity(
 )
 params_router = quantity(
     "params_router",
-    d * n_routed_experts + router_bias * n_routed_experts,
+    d * n_routed_experts + router_bias * n_routed_experts + shared_expert_gate * d,
     P,
-    "Router per MoE layer",
+    "Router per MoE layer (+ the shared expert's gate)",
     source=HF,
     topic=T,
     when="moe",
 )
 params_shared_experts = quantity(
     "params_shared_experts",
-    3 * d * moe_intermediate_size * n_shared_experts,
+    3 * d * shared_expert_intermediate_size * n_shared_experts,
     P,
     "Shared experts per MoE layer",
     source=LECTURE + " §3.3",
@@ -233,6 +250,14 @@ params_norms = quantity(
     topic=T,
 )
 LANGUAGE = params_embedding + params_lm_head + L * params_attn_layer + params_mlp + params_norms
+HYBRID = (
+    params_embedding
+    + params_lm_head
+    + (L - num_linear_attention_layers) * params_attn_layer
+    + num_linear_attention_layers * params_linear_attn_layer
+    + params_mlp
+    + params_norms
+)
 params_language = quantity(
     "params_language",
     LANGUAGE,
@@ -273,6 +298,16 @@ quantity(
     integer=True,
     when="vision",
 )
+quantity(
+    "params_total",
+    HYBRID,
+    P,
+    "Total parameters: full-attention and linear-attention layers",
+    source=S31 + "; " + GDN,
+    topic=T,
+    integer=True,
+    when="hybrid",
+)
 quantity("params_total", LANGUAGE, P, "Total parameters", source=S31, topic=T, integer=True)
 params_inactive_experts = quantity(
     "params_inactive_experts",
@@ -312,6 +347,15 @@ quantity(
 )
 
 # --- parameters in matrix multiplications per token --------------------------------------
+quantity(
+    "matmul_attn_layer",
+    2 * d * nh * head_dim + 2 * d * nkv * head_dim + nh * head_dim * d,
+    P,
+    "Attention weights in matmuls per layer, W_q with its output gate (no biases, norms)",
+    source=LECTURE + " §4.4; " + GDN,
+    topic=T,
+    when="attn_gate",
+)
 matmul_attn_layer = quantity(
     "matmul_attn_layer",
     d * nh * head_dim + 2 * d * nkv * head_dim + nh * head_dim * d,
@@ -347,7 +391,12 @@ quantity(
     "matmul_mlp",
     first_k_dense_replace * params_dense_mlp_layer
     + num_moe_layers
-    * ((num_experts_per_tok + n_shared_experts) * 3 * d * moe_intermediate_size + d * n_routed_experts),
+    * (
+        3
+        * d
+        * (num_experts_per_tok * moe_intermediate_size + n_shared_experts * shared_expert_intermediate_size)
+        + d * n_routed_experts
+    ),
     P,
     "MLP weights in matmuls per token: chosen + shared experts and the router",
     source=LECTURE + " §4.4",
@@ -362,6 +411,19 @@ params_lm_head_matmul = quantity(
     source=LECTURE + " §4.4",
     topic=T,
     integer=True,
+)
+quantity(
+    "params_matmul",
+    (L - num_linear_attention_layers) * matmul_attn_layer
+    + num_linear_attention_layers * matmul_linear_attn_layer
+    + matmul_mlp
+    + params_lm_head_matmul,
+    P,
+    "Active parameters in matrix multiplications per token, full and linear attention layers",
+    source=LECTURE + " §4.4; " + GDN,
+    topic=T,
+    integer=True,
+    when="hybrid",
 )
 params_matmul = quantity(
     "params_matmul",

@@ -27,7 +27,6 @@ from .inputs import (
     lora_attention,
     lora_mlp,
     micro_batch,
-    moe_intermediate_size,
     n_shared_experts,
     q_lora_rank,
     qk_nope_head_dim,
@@ -36,6 +35,7 @@ from .inputs import (
     recipe_master_weight_bytes,
     recipe_optimizer_state_bytes,
     recipe_working_weight_bytes,
+    shared_expert_intermediate_size,
     v_head_dim,
 )
 from .inputs import hidden_size as d
@@ -44,6 +44,7 @@ from .inputs import num_attention_heads as nh
 from .inputs import num_hidden_layers as L
 from .inputs import num_key_value_heads as nkv
 from .inputs import train_seq_tokens as s
+from .linear_attention import num_linear_attention_layers
 from .numerics import weight_bytes
 from .params import num_moe_layers, params_lm_head_matmul, params_matmul, params_total, qk_head_dim
 from .sources import KORTHIKANTI, LORA
@@ -110,6 +111,15 @@ quantity(
 )
 
 # --- LoRA ----------------------------------------------------------------------------------
+quantity(
+    "lora_params_attention_layer",
+    lora_attention * r * ((d + 2 * nh * head_dim) + 2 * (d + nkv * head_dim) + (nh * head_dim + d)),
+    "params",
+    "LoRA parameters on q (with its output gate), k, v, o of one layer",
+    source=LORA,
+    topic=T,
+    when="attn_gate",
+)
 lora_attn = quantity(
     "lora_params_attention_layer",
     lora_attention * r * ((d + nh * head_dim) + 2 * (d + nkv * head_dim) + (nh * head_dim + d)),
@@ -155,13 +165,24 @@ quantity(
     * r
     * (
         first_k_dense_replace * (d + intermediate_size)
-        + num_moe_layers * n_shared_experts * (d + moe_intermediate_size)
+        + num_moe_layers * n_shared_experts * (d + shared_expert_intermediate_size)
     ),
     "params",
     "LoRA parameters on dense-first MLPs and shared experts (routed experts frozen)",
     source=LORA,
     topic=T,
     when="moe",
+)
+quantity(
+    "lora_params",
+    (L - num_linear_attention_layers) * lora_attn + lora_mlp_params,
+    "params",
+    "Trained LoRA parameters: r (d_in + d_out) per adapted matrix (linear-attention layers "
+    "have no q, k, v, o to adapt)",
+    source=LORA,
+    topic=T,
+    integer=True,
+    when="hybrid",
 )
 lora_params = quantity(
     "lora_params",

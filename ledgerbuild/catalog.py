@@ -249,7 +249,11 @@ def model_fields(entry: ModelEntry, path) -> dict:
     counts = None
     if entry.layer_types_counts is not None:
         c = entry.layer_types_counts
-        counts = {"sliding": c.get("sliding_attention", 0), "chunked": c.get("chunked_attention", 0)}
+        counts = {
+            "sliding": c.get("sliding_attention", 0),
+            "chunked": c.get("chunked_attention", 0),
+            "linear": c.get("linear_attention", 0),
+        }
     try:
         return ledger_fields(entry.config, counts, entry.preprocessor)
     except LedgerError as e:

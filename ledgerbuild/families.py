@@ -25,6 +25,7 @@ class Family:
     # MoE on every n-th layer only (config key of n) and the width of the dense layers between
     moe_every: str | None = None
     dense_width: str | None = None
+    linear: bool = False  # hybrid linear attention (Qwen3-Next's Gated DeltaNet layers)
 
 
 _MIXTRAL_MOE = {
@@ -69,6 +70,19 @@ FAMILIES: dict[str, Family] = {
         pattern="alternate",
     ),
     "mllama_text_model": Family("MllamaForCausalLM"),  # Llama 3.2 Vision's language part
+    "qwen3_next": Family(
+        "Qwen3NextForCausalLM",
+        {"qk_norm": 1, "attn_output_gate": 1, "shared_expert_gate": 1},
+        moe={
+            "n_routed_experts": "num_experts",
+            "num_experts_per_tok": "num_experts_per_tok",
+            "moe_intermediate_size": "moe_intermediate_size",
+            "shared_expert_intermediate_size": "shared_expert_intermediate_size",
+            "n_shared_experts": 1,
+        },
+        pattern="qwen3_next",
+        linear=True,
+    ),
     "llama4_text": Family(
         "Llama4ForCausalLM",
         moe={**_MIXTRAL_MOE, "n_shared_experts": 1},
@@ -212,6 +226,7 @@ def _layer_counts(config: dict, family: Family, n_layers: int) -> dict:
         return {
             "sliding": sum(t == "sliding_attention" for t in types),
             "chunked": sum(t == "chunked_attention" for t in types),
+            "linear": sum(t == "linear_attention" for t in types),
         }
     window = count(config, "sliding_window", default=0)
     rule = family.pattern
@@ -222,12 +237,26 @@ def _layer_counts(config: dict, family: Family, n_layers: int) -> dict:
     if rule == "gemma3":  # every sliding_window_pattern-th layer is global
         every = count(config, "sliding_window_pattern", default=6, lo=1)
         return {"sliding": n_layers - n_layers // every, "chunked": 0}
+    if rule == "qwen3_next":  # every full_attention_interval-th layer full, the rest linear
+        every = count(config, "full_attention_interval", default=4, lo=1)
+        return {"sliding": 0, "chunked": 0, "linear": n_layers - n_layers // every}
     if rule == "llama4":  # every 4th layer global, the rest chunked (no_rope_layers)
         return {
             "sliding": 0,
             "chunked": n_layers - n_layers // 4 if count(config, "attention_chunk_size", default=0) else 0,
         }
     return {"sliding": 0, "chunked": 0}
+
+
+LINEAR = ["linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim"]
+
+
+def _linear_fields(config: dict, layers: int) -> dict:
+    """Hybrid linear attention: head counts and widths, the convolution window."""
+    fields = {k: count(config, k, lo=1) for k in LINEAR}
+    fields["linear_conv_kernel_dim"] = count(config, "linear_conv_kernel_dim", default=4, lo=1)
+    fields["num_linear_attention_layers"] = layers
+    return fields
 
 
 def missing_fields(config: dict, family: Family) -> list[str]:
@@ -261,6 +290,13 @@ def _text_fields(config: dict, layer_counts: dict | None) -> dict:
         fields[name] = _trait(c, spec)
     for name, spec in family.moe.items():
         fields[name] = _moe(c, spec)
+    if family.moe and (c.get("mlp_only_layers") or (c.get("decoder_sparse_step") or 1) != 1):
+        raise LedgerError(
+            "fields mlp_only_layers / decoder_sparse_step: dense layers among the MoE layers "
+            "(other than first_k_dense_replace) are not modelled; expected [] and 1"
+        )
+    if fields.get("n_shared_experts") and not fields.get("shared_expert_intermediate_size"):
+        fields["shared_expert_intermediate_size"] = fields["moe_intermediate_size"]
     if family.mla:
         fields.update({k: count(c, k, lo=1) for k in MLA_REQUIRED})
         fields["q_lora_rank"] = count(c, "q_lora_rank", default=0)
@@ -275,6 +311,8 @@ def _text_fields(config: dict, layer_counts: dict | None) -> dict:
     fields["num_sliding_layers"] = counts.get("sliding", 0)
     fields["sliding_window"] = count(c, "sliding_window", default=0) if fields["num_sliding_layers"] else 0
     fields["num_chunked_layers"] = counts.get("chunked", 0)
+    if family.linear:
+        fields.update(_linear_fields(c, counts.get("linear", 0)))
     fields["attention_chunk_size"] = (
         count(c, "attention_chunk_size", default=0) if fields["num_chunked_layers"] else 0
     )

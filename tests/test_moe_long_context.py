@@ -77,3 +77,35 @@ def test_kv_reads_overtake_weight_reads_at_the_crossover():
     and 131,072 KV bytes per token: one sequence's KV equals the weights at ~122.5K tokens."""
     r = evaluate("llama-3-8b", {"batch_size": "1"})
     assert r.value("kv_crossover_context_tokens") == sp.Rational(8_030_261_248 * 2, 131_072)
+
+
+def test_qwen3_next_keeps_kv_in_a_quarter_of_its_layers():
+    """Qwen3-Next-80B-A3B config: 48 layers, full attention every 4th (12), 2 KV heads of 256
+    at BF16: 12 x 2 x 2 x 256 x 2 = 24,576 bytes a token; the 36 Gated DeltaNet layers hold a
+    fixed state of 32 heads x 128 x 128 plus a 4-token window of 2 x 16 x 128 + 32 x 128
+    channels each, whatever the context. Model card: 80B total."""
+    short, long = (evaluate("qwen3-next-80b-a3b", {"prompt_tokens": n}) for n in ("1000", "100000"))
+    assert short.value("num_full_layers") == 12
+    assert short.value("kv_bytes_per_token") == 12 * 2 * 2 * 256 * 2
+    state = 36 * (32 * 128 * 128 + (2 * 16 * 128 + 32 * 128) * 4) * 2
+    assert short.value("linear_attention_state_bytes") == long.value("linear_attention_state_bytes") == state
+    grown = long.value("kv_bytes_per_request") - short.value("kv_bytes_per_request")
+    assert grown == 99000 * short.value("kv_bytes_per_token")
+    assert round(int(short.value("params_total")) / 1e9) == 80
+
+
+@pytest.mark.parametrize("field, value", [("mlp_only_layers", [0, 4]), ("decoder_sparse_step", 2)])
+def test_dense_layers_among_moe_layers_are_refused(tmp_path, field, value):
+    """Qwen3-MoE / Qwen3-Next configs can make some layers dense; the ledger does not model
+    that, so it says so in one line rather than count every layer as MoE."""
+    import yaml
+
+    from ledgerbuild import catalog
+
+    data = yaml.safe_load(catalog.model_paths()["qwen3-next-80b-a3b"].read_text())
+    data["config"][field] = value
+    path = tmp_path / "m.yaml"
+    path.write_text(yaml.safe_dump(data))
+    result = runner.invoke(app, ["show", str(path)])
+    assert result.exit_code == 2 and field in result.output
+    assert len(result.output.strip().splitlines()) == 1
