@@ -13,6 +13,7 @@ from sympy import Max, Min, floor
 
 from ledgerbuild.ledger import quantity
 
+from .audio import QWEN2_AUDIO, audio_flops_per_request, audio_tokens
 from .inputs import attention_chunk_size as C
 from .inputs import (
     context_tokens,
@@ -40,6 +41,16 @@ F = "FLOP"
 S42 = LECTURE + " §4.2"
 S43 = LECTURE + " §4.3"
 
+quantity(
+    "prefill_tokens",
+    prompt_tokens + audio_tokens,
+    "tokens",
+    "Tokens a prefill processes: the prompt and its audio's tokens",
+    source=S43 + "; " + QWEN2_AUDIO,
+    topic=T,
+    integer=True,
+    when="audio",
+)
 prefill_tokens = quantity(
     "prefill_tokens",
     prompt_tokens + vision_prompt_tokens_per_request,
@@ -177,6 +188,15 @@ flops_prefill_attention = quantity(
     "Prefill attention FLOPs (causal; grows with L_p^2)",
     source=S43,
     topic=T,
+)
+quantity(
+    "flops_prefill",
+    flops_prefill_linear + flops_prefill_attention + audio_flops_per_request,
+    F,
+    "FLOPs to prefill prefill_tokens, with the audio encoder's",
+    source=S43 + "; " + QWEN2_AUDIO,
+    topic=T,
+    when="audio",
 )
 flops_prefill = quantity(
     "flops_prefill",

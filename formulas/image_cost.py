@@ -1,4 +1,5 @@
-"""What an image costs a server: its KV against the encoder's output, its time and its price.
+"""What an image (or a second of audio) costs a server: its KV against the encoder's output,
+its time and its price.
 
 The usual intuition says the encoder is the expensive part and an image has a fixed budget.
 The ledger shows why neither holds: an image's tokens then pass through every language layer
@@ -14,6 +15,7 @@ tokens' matmul FLOPs at mfu x peak (a busy, compute-bound prefill), at the GPU's
 
 from ledgerbuild.ledger import quantity
 
+from .audio import QWEN2_AUDIO, audio_flops_per_window, audio_tokens_per_second, params_audio
 from .flops import flops_prefill
 from .inputs import activation_dtype_bytes, hidden_size, mfu, seconds_per_hour
 from .kv_cache import image_kv_bytes, kv_bytes_per_token
@@ -117,4 +119,25 @@ quantity(
     source=LECTURE + " §6.3",
     topic=T,
     when="vision",
+)
+
+quantity(
+    "audio_kv_bytes_per_second",
+    audio_tokens_per_second * kv_bytes_per_token,
+    "bytes/s",
+    "KV a second of audio holds as prompt tokens (every self-attention layer)",
+    source=S51 + "; " + QWEN2_AUDIO,
+    topic=T,
+    when="audio",
+)
+quantity(
+    "audio_encoder_s",
+    step_time(
+        compute_time(audio_flops_per_window), memory_time(params_audio * weight_dtype_bytes / gpu_count), 0, 0
+    ),
+    "s",
+    "Encoder time for one 30-s window under the time model in force",
+    source=LECTURE + " §6.2; " + QWEN2_AUDIO,
+    topic=T,
+    when="audio",
 )

@@ -10,6 +10,7 @@ from sympy import Eq, Piecewise
 
 from ledgerbuild.ledger import quantity
 
+from .audio import params_audio
 from .inputs import (
     attention_sinks,
     expert_bias,
@@ -266,7 +267,7 @@ params_language = quantity(
     source=S31,
     topic=T,
     integer=True,
-    when="vision",
+    when="multimodal",
 )
 params_language_extras = quantity(
     "params_language_extras",
@@ -287,6 +288,16 @@ params_total = quantity(
     topic=T,
     integer=True,
     when="vision_cross",
+)
+quantity(
+    "params_total",
+    params_language + params_audio + params_connector,
+    P,
+    "Total parameters: language model, audio encoder, connector",
+    source=S31 + "; " + HF,
+    topic=T,
+    integer=True,
+    when="audio",
 )
 quantity(
     "params_total",

@@ -107,9 +107,9 @@ vision_output_size = model_input(
 model_input(
     "vision_connector_code",
     "code",
-    "Connector: 0 none (text-only), 1 MLP, 2 2x2 merge, 3 pool, 4 cross-attention",
+    "Connector: 0 none (text-only), 1 MLP, 2 2x2 merge, 3 pool, 4 cross-attention, 5 audio",
     source=V,
-    hi=4,
+    hi=5,
     default=0,
 )
 num_cross_attention_layers = model_input(
@@ -127,7 +127,8 @@ embedding_extra_rows = model_input(
     default=0,
 )
 
-variant("vision", lambda f: f.get("vision_connector_code", 0) > 0)
+variant("vision", lambda f: 0 < f.get("vision_connector_code", 0) < 5)
+variant("multimodal", lambda f: f.get("vision_connector_code", 0) > 0)  # vision or audio (5)
 variant("text", lambda f: f.get("vision_connector_code", 0) == 0)
 
 
@@ -138,9 +139,12 @@ def _connector_is(code: int):
 for _code, _tag in enumerate(["mlp", "merge", "pool", "cross"], start=1):
     variant(f"vision_{_tag}", _connector_is(_code))
 variant(
-    "vision_dynamic", lambda f: f.get("vision_connector_code", 0) > 0 and f.get("vision_image_size", 0) == 0
+    "vision_dynamic",
+    lambda f: 0 < f.get("vision_connector_code", 0) < 5 and f.get("vision_image_size", 0) == 0,
 )
-variant("vision_fixed", lambda f: f.get("vision_connector_code", 0) > 0 and f.get("vision_image_size", 0) > 0)
+variant(
+    "vision_fixed", lambda f: 0 < f.get("vision_connector_code", 0) < 5 and f.get("vision_image_size", 0) > 0
+)
 
 # --- scenario: what a request carries ----------------------------------------------------
 H = scenario_input(

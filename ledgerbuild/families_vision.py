@@ -1,8 +1,9 @@
-"""From a vision-language config.json to the ledger's vision fields, per VLM family.
+"""From a vision- or audio-language config.json to the ledger's encoder fields, per family.
 
 Scope: a VLM config nests (or, for Qwen2-VL, flattens) the language model's config beside a
-`vision_config`. `split_vlm` returns the language part (read by `families.ledger_fields` like
-any text model) and the vision fields of formulas/vision.py. What HF keeps in modeling code
+`vision_config`; an audio-language config (Qwen2-Audio) beside an `audio_config`.
+`split_vlm` returns the language part (read by `families.ledger_fields` like any text model)
+and the encoder fields of formulas/vision.py or formulas/audio.py. What HF keeps in modeling code
 rather than config (CLS tokens, learned position tables, biases, outer norms, Llama 3.2's
 8 extra embedding rows) is stated once per encoder, with the transformers class it was read
 from. Shortcut: preprocessor settings (Qwen2-VL's min/max pixels) come from the catalog's
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from .errors import LedgerError
 from .families import count, number
 
-MLP, MERGE, POOL, CROSS = 1, 2, 3, 4
+MLP, MERGE, POOL, CROSS, AUDIO = 1, 2, 3, 4, 5
 
 
 @dataclass(frozen=True)
@@ -51,14 +52,15 @@ VLM_FAMILIES = {
     "qwen2_vl": VisionFamily("Qwen2VLForConditionalGeneration", MERGE, "qwen2_vl"),
     "gemma3": VisionFamily("Gemma3ForConditionalGeneration", POOL, "siglip_vision_model"),
     "mllama": VisionFamily("MllamaForConditionalGeneration", CROSS, "mllama_vision_model"),
+    "qwen2_audio": VisionFamily("Qwen2AudioForConditionalGeneration", AUDIO, "qwen2_audio_encoder"),
 }
 # Qwen2VLImageProcessor defaults (transformers image_processing_qwen2_vl.py)
 QWEN2_VL_PIXELS = {"min_pixels": 56 * 56, "max_pixels": 28 * 28 * 1280}
 
 
 def vlm_family(config: dict) -> VisionFamily | None:
-    """The VLM family of a config with a vision_config, or None (a text model)."""
-    if not isinstance(config.get("vision_config"), dict):
+    """The family of a config with a vision_config or audio_config, or None (a text model)."""
+    if not isinstance(config.get("vision_config", config.get("audio_config")), dict):
         return None
     kind = config.get("model_type")
     return VLM_FAMILIES.get(kind) if isinstance(kind, str) else None
@@ -69,6 +71,8 @@ def split_vlm(config: dict, preprocessor: dict | None = None) -> tuple[dict, dic
     family = vlm_family(config)
     if family is None:
         return config, {}
+    if family.connector == AUDIO:
+        return _audio(config)
     vision = config["vision_config"]
     if family.connector == MERGE:  # Qwen2-VL: the language fields sit beside vision_config
         text = config.get("text_config") or {k: v for k, v in config.items() if k != "vision_config"}
@@ -151,3 +155,25 @@ def _cross(v: dict, config: dict, pre: dict) -> dict:
 
 
 _READERS = {MLP: _mlp, MERGE: _merge, POOL: _pool, CROSS: _cross}
+
+
+def _audio(config: dict) -> tuple[dict, dict]:
+    """Qwen2-Audio: a Whisper encoder (two convolutions, learned positions, pre-norm blocks
+    with biases on q, v and out but not k), average-pooled 2:1, projected to d.
+    WhisperFeatureExtractor: 16 kHz, hop 160 (100 mel frames a second), 30 s windows."""
+    audio, text = config["audio_config"], config.get("text_config")
+    if not isinstance(text, dict):
+        raise LedgerError("field text_config: expected a mapping")
+    fields = {
+        "vision_connector_code": AUDIO,
+        "audio_hidden_size": count(audio, "d_model", lo=1),
+        "audio_num_layers": count(audio, "encoder_layers", lo=1),
+        "audio_intermediate_size": count(audio, "encoder_ffn_dim", lo=1),
+        "audio_num_mel_bins": count(audio, "num_mel_bins", lo=1),
+        "audio_max_source_positions": count(audio, "max_source_positions", default=1500, lo=1),
+        "audio_chunk_seconds": 30,
+        "audio_mel_frames_per_second": 100,
+        "audio_conv_kernel": 3,  # Qwen2AudioEncoder conv1, conv2: kernel_size=3
+        "audio_pool": 2,  # Qwen2AudioEncoder.avg_pooler: AvgPool1d(2, stride=2)
+    }
+    return text, fields

@@ -13,7 +13,7 @@ import re
 from . import catalog
 from .errors import LedgerError
 from .evaluate import Evaluator, Result, gpu_count_text, time_model_text, to_plain
-from .families_vision import vlm_family
+from .families_vision import AUDIO, vlm_family
 
 SIZE = re.compile(r"^\s*(\d{1,6})\s*[xX×]\s*(\d{1,6})\s*$")
 MAX_SIDE = 10**5  # the ledger's bound on image_height / image_width
@@ -49,7 +49,9 @@ def parse_size(text: str) -> tuple[int, int]:
 
 
 def vision_models() -> list[str]:
-    return [mid for mid, entry in catalog.models().items() if vlm_family(entry.config)]
+    """Catalog models with a vision encoder."""
+    families = {mid: vlm_family(entry.config) for mid, entry in catalog.models().items()}
+    return [mid for mid, family in families.items() if family and family.connector != AUDIO]
 
 
 def image_result(model_ref: str, sets: dict, size: str | None) -> Result:

@@ -157,3 +157,13 @@ def test_bad_vision_config_names_the_field(tmp_path):
     path.write_text(yaml.safe_dump(data))
     result = runner.invoke(app, ["show", str(path)])
     assert result.exit_code == 2 and "depth" in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_qwen2_audio_is_25_tokens_a_second():
+    """Qwen2-Audio (arXiv:2407.10759) §2: the Whisper encoder's 1,500 positions per 30 s
+    (50 a second), pooled 2:1: 25 audio tokens a second, 750 for 30 s; model page: 8.4B."""
+    r = evaluate("qwen2-audio-7b", {"audio_seconds": "30"})
+    assert (r.value("audio_encoder_frames_per_second"), r.value("audio_tokens_per_second")) == (50, 25)
+    assert (r.value("audio_tokens"), r.value("prefill_tokens")) == (750, 1000 + 750)
+    assert round(int(r.value("params_total")) / 1e8) == 84
+    assert r.value("audio_kv_bytes_per_second") == 25 * r.value("kv_bytes_per_token")
