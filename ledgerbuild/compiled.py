@@ -93,8 +93,16 @@ _COMPILED: dict[tuple[int, ...], Callable[[dict], dict]] = {}
 
 
 def evaluator_for(quantities: Sequence[Quantity]) -> Callable[[dict], dict]:
-    """compile_quantities, once per list of quantities (a model variant)."""
+    """compile_quantities, once per list of quantities (a model variant); the list object a
+    ledger hands out for a tag set is looked up by identity first (kept alive beside it)."""
+    same = _BY_LIST.get(id(quantities))
+    if same is not None and same[0] is quantities:
+        return same[1]
     key = tuple(id(q) for q in quantities)
     if key not in _COMPILED:
         _COMPILED[key] = compile_quantities(quantities)
+    _BY_LIST[id(quantities)] = (quantities, _COMPILED[key])
     return _COMPILED[key]
+
+
+_BY_LIST: dict[int, tuple[Sequence[Quantity], Callable[[dict], dict]]] = {}

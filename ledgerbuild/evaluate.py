@@ -65,8 +65,11 @@ def _number(name: str, text) -> sp.Expr:
     return value
 
 
-def _plain_text(value: sp.Expr) -> str:
-    return str(int(value)) if value.is_Integer else f"{float(value):g}"
+def _plain_text(value) -> str:
+    """An exact (sympy) or float value as the user would type it."""
+    if isinstance(value, sp.Basic):
+        return str(int(value)) if value.is_Integer else f"{float(value):g}"
+    return f"{value:g}"
 
 
 def _check_range(inp: Input, value: sp.Expr, where: str) -> None:
@@ -145,6 +148,7 @@ class Evaluator:
         self.sets = {SET_ALIASES.get(k, k): v for k, v in (sets or {}).items()}
         self.draft_model = self.sets.pop(DRAFT_MODEL, None)
         self._scenario: tuple[dict, dict] | None = None
+        self._scenario_floats: dict | None = None
         known = self.ledger.known_names()
         for name, value in self.sets.items():
             if name not in known:
@@ -237,19 +241,29 @@ class Evaluator:
             self._scenario = keys, self.scenario_values(keys)
         keys, scenario = self._scenario
         inputs = {**self.model_values(fields, entry.where), **scenario}
-        if 0 < inputs["rope_factor"] < 1:
-            raise LedgerError(
-                f"--set rope_factor={_plain_text(inputs['rope_factor'])}: field rope_factor: "
-                "must be 0 (the model's own) or >= 1"
-            )
-        ep, experts = inputs["expert_parallel"], inputs["n_routed_experts"]
-        if ep > 1 and experts > 0 and experts % ep != 0:
-            raise LedgerError(
-                f"--set expert_parallel={ep}: field expert_parallel: does not divide "
-                f"{entry.where}'s n_routed_experts {experts}"
-            )
+        _check_combination(inputs, entry.where)
         tags = self.ledger.tags_for({k: int(v) if v.is_Integer else v for k, v in inputs.items()})
         return keys, inputs, tags
+
+    def float_inputs(self, entry, fields: dict) -> tuple[dict, frozenset]:
+        """(every input as a Python number, variant tags): inputs_for through caches of the
+        model's part (per field values) and the scenario's (per evaluator)."""
+        model = self.model_values(fields, entry.where)  # checked, remembered
+        key = (entry.where, tuple(fields.items()), tuple(sorted(self.sets.items())))
+        if key not in _MODEL_FLOATS:
+            numbers = {k: int(v) if v.is_Integer else float(v) for k, v in model.items()}
+            _MODEL_FLOATS[key] = numbers, self.ledger.tags_for(numbers)
+        if self._scenario_floats is None:
+            if self._scenario is None:
+                keys = self.keys()
+                self._scenario = keys, self.scenario_values(keys)
+            self._scenario_floats = {
+                k: int(v) if v.is_Integer else float(v) for k, v in self._scenario[1].items()
+            }
+        numbers, tags = _MODEL_FLOATS[key]
+        env = {**numbers, **self._scenario_floats}
+        _check_combination(env, entry.where)
+        return env, tags
 
     def evaluate_entry(self, entry, fields: dict) -> Result:
         if self.draft_model is not None:
@@ -276,9 +290,8 @@ class Evaluator:
         scenario resolution and checks as evaluate_entry."""
         if self.draft_model is not None:
             return _as_numbers(self._with_draft_model(entry, fields))
-        keys, inputs, tags = self.inputs_for(entry, fields)
+        env, tags = self.float_inputs(entry, fields)
         qs = self.ledger.quantities_for(tags)
-        env = {k: int(v) if v.is_Integer else float(v) for k, v in inputs.items()}
         for q in qs:
             if q.name in self.sets:
                 env[q.name] = float(_number(q.name, self.sets[q.name]))
@@ -308,6 +321,22 @@ class Evaluator:
         return result
 
 
+def _check_combination(inputs: dict, where: str) -> None:
+    """Scenario values that must agree with the model's (a rope factor, the EP degree)."""
+    if 0 < inputs["rope_factor"] < 1:
+        raise LedgerError(
+            f"--set rope_factor={_plain_text(inputs['rope_factor'])}: field rope_factor: "
+            "must be 0 (the model's own) or >= 1"
+        )
+    ep, experts = inputs["expert_parallel"], inputs["n_routed_experts"]
+    if ep > 1 and experts > 0 and experts % ep != 0:
+        raise LedgerError(
+            f"--set expert_parallel={ep}: field expert_parallel: does not divide "
+            f"{where}'s n_routed_experts {experts}"
+        )
+
+
+_MODEL_FLOATS: dict[tuple, tuple[dict, frozenset]] = {}
 _MODEL_VALUES: dict[tuple, dict] = {}
 DRAFT_MODEL = "spec_draft_model"  # --set spec_draft_model=ID derives spec_draft_cost
 _EXACT: dict = {}

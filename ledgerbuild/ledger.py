@@ -73,6 +73,7 @@ class Ledger:
     forms: dict[str, list[Quantity]] = field(default_factory=dict)
     variants: dict[str, Callable[[dict], bool]] = field(default_factory=dict)
     topics: list[str] = field(default_factory=list)
+    _chosen: dict = field(default_factory=dict, repr=False)  # tags -> quantities_for
 
     # -- declaration ---------------------------------------------------------------------
     def add_input(self, item: Input) -> sp.Symbol:
@@ -91,6 +92,7 @@ class Ledger:
         if any(f.when == q.when for f in forms):
             raise ValueError(f"quantity {q.name!r} declared twice for variant {q.when!r}")
         forms.append(q)
+        self._chosen.clear()
         if q.topic not in self.topics:
             self.topics.append(q.topic)
         return q.symbol
@@ -107,7 +109,13 @@ class Ledger:
         return frozenset(t for t, test in self.variants.items() if test(model_fields))
 
     def quantities_for(self, tags: frozenset[str]) -> list[Quantity]:
-        """One form per quantity that applies to a model with these tags, in ledger order."""
+        """One form per quantity that applies to a model with these tags, in ledger order
+        (remembered per tag set until a declaration changes the ledger)."""
+        if tags not in self._chosen:
+            self._chosen[tags] = self._choose(tags)
+        return self._chosen[tags]
+
+    def _choose(self, tags: frozenset[str]) -> list[Quantity]:
         chosen = []
         for forms in self.forms.values():
             for f in forms:
