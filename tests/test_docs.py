@@ -87,14 +87,14 @@ def test_every_tex_compiles(docs_dir):
 def test_every_markdown_math_block_converts_to_mathml(docs_dir):
     """GitHub, MkDocs (arithmatex) and MyST read ```math fences verbatim; $$ blocks lose their
     backslash escapes on GitHub (params\\_total -> params_total: 'double subscripts')."""
-    blocks = 0
+    blocks = set()
     for md in docs_dir.glob("*.md"):
         text = md.read_text()
         assert "$$" not in text, md.name
-        for block in math_blocks(text):
-            convert(block)
-            blocks += 1
-    assert blocks > len(catalog.models()) * 100
+        blocks |= {re.sub(r"\d", "0", block) for block in math_blocks(text)}
+    assert len(blocks) > 1000  # ~6,900 blocks, ~1,600 shapes (digits do not change the parse)
+    for block in blocks:
+        convert(block)
 
 
 def _number(tex: str) -> float:

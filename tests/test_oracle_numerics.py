@@ -59,7 +59,9 @@ def test_lora_params_equal_peft(model_id):
     # a VLM: LoRA on its language model (the usual recipe; the ledger's lora_params is the
     # language model's), not on the vision tower's same-named projections
     targets = (
-        rf".*language_model\..*\.({'|'.join(TARGETS)})$" if "multimodal" in evaluate(model_id).tags else TARGETS
+        rf".*language_model\..*\.({'|'.join(TARGETS)})$"
+        if "multimodal" in evaluate(model_id).tags
+        else TARGETS
     )
     peft_model = get_peft_model(model, LoraConfig(r=16, target_modules=targets))
     trainable = sum(p.numel() for p in peft_model.parameters() if p.requires_grad)
