@@ -38,6 +38,13 @@ from .vision import (
 )
 
 S51 = LECTURE + " §5.1"
+
+
+def encoder_time(flops, weight_bytes_per_gpu):
+    """One encoder pass under the time model: its FLOPs over the GPUs, its weights read once."""
+    return step_time(compute_time(flops), memory_time(weight_bytes_per_gpu), 0, 0)
+
+
 encoder_output_bytes = quantity(
     "encoder_output_bytes",
     image_tokens * hidden_size * activation_dtype_bytes,
@@ -85,7 +92,7 @@ vision_weight_bytes_per_gpu = quantity(
 )
 quantity(
     "vision_encoder_s",
-    step_time(compute_time(vision_flops_per_image), memory_time(vision_weight_bytes_per_gpu), 0, 0),
+    encoder_time(vision_flops_per_image, vision_weight_bytes_per_gpu),
     "s",
     "Encoder time for one image under the time model in force",
     source=LECTURE + " §6.2",
@@ -132,9 +139,7 @@ quantity(
 )
 quantity(
     "audio_encoder_s",
-    step_time(
-        compute_time(audio_flops_per_window), memory_time(params_audio * weight_dtype_bytes / gpu_count), 0, 0
-    ),
+    encoder_time(audio_flops_per_window, (params_audio + params_connector) * weight_dtype_bytes / gpu_count),
     "s",
     "Encoder time for one 30-s window under the time model in force",
     source=LECTURE + " §6.2; " + QWEN2_AUDIO,

@@ -31,7 +31,17 @@ from ledgerbuild.writers.xlsx import build_workbook, save_atomically
 pytestmark = [pytest.mark.oracle, pytest.mark.libreoffice]
 UNO_PYTHON = "/usr/bin/python3"
 CHANGED_MODEL = "llama-3-8b"
-SCENARIO_CHANGE = {"gpu": "b200", "price_per_gpu_hour": "2.5", "prompt_tokens": "4096"}
+SCENARIO_CHANGE = {
+    "gpu": "b200",
+    "price_per_gpu_hour": "2.5",
+    "prompt_tokens": "4096",
+    # multimodal: 770 / 28 = 27.5 rounds half to even (to 28) in Qwen2-VL's resize
+    "image_height": "770",
+    "image_width": "1330",
+    "images_per_request": "2",
+    "video_seconds": "3",
+    "audio_seconds": "7.5",
+}
 MODEL_CHANGE = {"num_key_value_heads": "32"}
 FP8_CHANGE = {"weight_dtype": "fp8", "kv_dtype": "fp8"}
 FORMAT_CHANGE = {"weight_dtype": "nvfp4"}  # picked on the Inputs sheet: the parts follow it
