@@ -18,7 +18,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from .errors import LedgerError, close_matches
-from .families import ledger_fields
+from .families import count, ledger_fields
 from .families_vision import vlm_family
 from .files import read_input
 
@@ -345,14 +345,39 @@ def load_model(ref: str) -> tuple[ModelEntry, dict]:
     return entry, model_fields(entry, path)
 
 
-def _load_hf_config(path: Path) -> tuple[ModelEntry, dict]:
+def _read_json(path: Path) -> object:
     text = read_input(path)
     try:
-        config = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as e:
         raise LedgerError(f"{path} line {e.lineno}: malformed JSON ({e.msg})") from None
     except (RecursionError, ValueError) as e:  # nesting; a 5,000-digit integer
         raise LedgerError(f"{path}: not a config this tool reads ({str(e)[:80]})") from None
+
+
+def _preprocessor(config_path: Path) -> dict | None:
+    """A VLM's preprocessor_config.json beside its config.json (an HF model folder): the
+    dynamic-resolution pixel bounds, as min_pixels / max_pixels or size.shortest_edge /
+    size.longest_edge (the newer spelling)."""
+    path = config_path.parent / "preprocessor_config.json"
+    if not path.is_file():
+        return None
+    data = _read_json(path)
+    if not isinstance(data, dict):
+        raise LedgerError(f"{path}: expected a JSON object")
+    size = data.get("size") if isinstance(data.get("size"), dict) else {}
+    found = {
+        "min_pixels": data.get("min_pixels", size.get("shortest_edge")),
+        "max_pixels": data.get("max_pixels", size.get("longest_edge")),
+    }
+    try:
+        return {k: count(found, k, lo=1) for k, v in found.items() if v is not None} or None
+    except LedgerError as e:
+        raise LedgerError(f"{path}: {e}") from None
+
+
+def _load_hf_config(path: Path) -> tuple[ModelEntry, dict]:
+    config = _read_json(path)
     if not isinstance(config, dict):
         raise LedgerError(f"{path}: expected a JSON object")
     if "text_config" in config and vlm_family(config) is None:  # an unknown VLM: its language part
@@ -362,9 +387,11 @@ def _load_hf_config(path: Path) -> tuple[ModelEntry, dict]:
     name = str(config.get("_name_or_path") or path.parent.name or path.stem)
     name = name.encode("utf-8", "replace").decode("utf-8")[:200]  # no lone surrogates
     ident = "".join(ch if ch.isalnum() or ch in "._-" else "-" for ch in name.lower()).strip("-.")
-    entry = _validate(
-        ModelEntry, {"id": ident or "model", "name": name, "config": config, "sources": [str(path)]}, path
-    )
+    data = {"id": ident or "model", "name": name, "config": config, "sources": [str(path)]}
+    if vlm_family(config) is not None and (pre := _preprocessor(path)):
+        data["preprocessor"] = pre
+        data["sources"].append(str(path.parent / "preprocessor_config.json"))
+    entry = _validate(ModelEntry, data, path)
     entry._origin = str(path)
     return entry, model_fields(entry, path)
 

@@ -167,3 +167,22 @@ def test_qwen2_audio_is_25_tokens_a_second():
     assert (r.value("audio_tokens"), r.value("prefill_tokens")) == (750, 1000 + 750)
     assert round(int(r.value("params_total")) / 1e8) == 84
     assert r.value("audio_kv_bytes_per_second") == 25 * r.value("kv_bytes_per_token")
+
+
+def test_a_config_json_reads_its_preprocessor_config_beside_it(tmp_path):
+    """An HF model folder: Qwen2-VL's own preprocessor_config.json (max_pixels 12,845,056)
+    gives the published 1,369 tokens; without it the processor class's default bound
+    (28 x 28 x 1,280 pixels) shrinks the image to 35 x 35 = 1,225 tokens."""
+    (tmp_path / "config.json").write_text(json.dumps(catalog.models()["qwen2-vl-7b"].config))
+    assert evaluate(str(tmp_path / "config.json")).value("image_tokens") == 1225
+    (tmp_path / "preprocessor_config.json").write_text(
+        json.dumps({"min_pixels": 3136, "max_pixels": 12845056})
+    )
+    assert evaluate(str(tmp_path / "config.json")).value("image_tokens") == 1369
+    (tmp_path / "preprocessor_config.json").write_text(json.dumps({"size": {"longest_edge": "big"}}))
+    result = runner.invoke(app, ["show", str(tmp_path / "config.json")])
+    assert (
+        result.exit_code == 2
+        and "preprocessor_config.json" in result.output
+        and "max_pixels" in result.output
+    )
