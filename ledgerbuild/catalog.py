@@ -365,7 +365,7 @@ def _preprocessor(config_path: Path) -> dict | None:
     data = _read_json(path)
     if not isinstance(data, dict):
         raise LedgerError(f"{path}: expected a JSON object")
-    size = data.get("size") if isinstance(data.get("size"), dict) else {}
+    size = data["size"] if isinstance(data.get("size"), dict) else {}
     found = {
         "min_pixels": data.get("min_pixels", size.get("shortest_edge")),
         "max_pixels": data.get("max_pixels", size.get("longest_edge")),
@@ -387,10 +387,11 @@ def _load_hf_config(path: Path) -> tuple[ModelEntry, dict]:
     name = str(config.get("_name_or_path") or path.parent.name or path.stem)
     name = name.encode("utf-8", "replace").decode("utf-8")[:200]  # no lone surrogates
     ident = "".join(ch if ch.isalnum() or ch in "._-" else "-" for ch in name.lower()).strip("-.")
-    data = {"id": ident or "model", "name": name, "config": config, "sources": [str(path)]}
+    sources = [str(path)]
+    data: dict = {"id": ident or "model", "name": name, "config": config, "sources": sources}
     if vlm_family(config) is not None and (pre := _preprocessor(path)):
         data["preprocessor"] = pre
-        data["sources"].append(str(path.parent / "preprocessor_config.json"))
+        sources.append(str(path.parent / "preprocessor_config.json"))
     entry = _validate(ModelEntry, data, path)
     entry._origin = str(path)
     return entry, model_fields(entry, path)
