@@ -14,7 +14,7 @@ audio is `audio_seconds` of one clip, in windows of 30 s.
 
 from sympy import ceiling, floor
 
-from ledgerbuild.ledger import model_input, quantity, scenario_input, variant
+from ledgerbuild.ledger import model_input, quantity, scenario_input
 
 from .inputs import hidden_size as d
 
@@ -47,7 +47,6 @@ pool = model_input(
     "audio_pool", "positions", "Encoder positions pooled into one token", source=QWEN2_AUDIO, default=1
 )
 
-variant("audio", lambda f: f.get("vision_connector_code", 0) == 5)
 
 audio_seconds = scenario_input(
     "audio_seconds",

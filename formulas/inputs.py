@@ -14,7 +14,6 @@ from ledgerbuild.ledger import (
     lookup_input,
     model_input,
     scenario_input,
-    variant,
 )
 
 from .sources import (
@@ -174,10 +173,7 @@ qk_rope_head_dim = model_input(
 )
 v_head_dim = model_input("v_head_dim", "elements", "MLA per-head value width", default=0)
 
-variant("mla", lambda m: m.get("kv_lora_rank", 0) > 0)
-variant("gqa", lambda m: m.get("kv_lora_rank", 0) == 0)
-variant("moe", lambda m: m.get("n_routed_experts", 0) > 0)
-variant("dense", lambda m: m.get("n_routed_experts", 0) == 0)
+# architecture variants (which form applies): ledgerbuild/variants.py
 
 # RoPE (config.json rope_theta and rope_scaling; see ledgerbuild.families.rope_fields)
 ROPE = "HF config.json rope_theta / rope_scaling"

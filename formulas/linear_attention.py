@@ -13,7 +13,7 @@ dtype, and transformers keeps the whole kernel window (K, not K - 1 tokens) of t
 convolution.
 """
 
-from ledgerbuild.ledger import model_input, quantity, variant
+from ledgerbuild.ledger import model_input, quantity
 
 from .inputs import hidden_size as d
 
@@ -49,8 +49,6 @@ shared_expert_gate = model_input(
     default=0,
 )
 
-variant("hybrid", lambda f: f.get("num_linear_attention_layers", 0) > 0)
-variant("attn_gate", lambda f: f.get("attn_output_gate", 0) == 1 and f.get("kv_lora_rank", 0) == 0)
 
 linear_conv_dim = quantity(
     "linear_conv_dim",

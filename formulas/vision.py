@@ -27,7 +27,7 @@ the transformers classes named in ledgerbuild/families_vision.py to the integer.
 
 from sympy import Eq, Max, Piecewise, Rational, ceiling, floor, sqrt
 
-from ledgerbuild.ledger import model_input, quantity, scenario_input, variant
+from ledgerbuild.ledger import model_input, quantity, scenario_input
 
 from .inputs import hidden_size as d
 
@@ -127,24 +127,8 @@ embedding_extra_rows = model_input(
     default=0,
 )
 
-variant("vision", lambda f: 0 < f.get("vision_connector_code", 0) < 5)
-variant("multimodal", lambda f: f.get("vision_connector_code", 0) > 0)  # vision or audio (5)
-variant("text", lambda f: f.get("vision_connector_code", 0) == 0)
-
-
-def _connector_is(code: int):
-    return lambda f: f.get("vision_connector_code", 0) == code
-
-
-for _code, _tag in enumerate(["mlp", "merge", "pool", "cross"], start=1):
-    variant(f"vision_{_tag}", _connector_is(_code))
-variant(
-    "vision_dynamic",
-    lambda f: 0 < f.get("vision_connector_code", 0) < 5 and f.get("vision_image_size", 0) == 0,
-)
-variant(
-    "vision_fixed", lambda f: 0 < f.get("vision_connector_code", 0) < 5 and f.get("vision_image_size", 0) > 0
-)
+# variants by connector (vision_mlp, _merge, _pool, _cross; vision_dynamic, _fixed):
+# ledgerbuild/variants.py
 
 # --- scenario: what a request carries ----------------------------------------------------
 H = scenario_input(

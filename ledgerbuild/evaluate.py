@@ -9,7 +9,6 @@ Shortcut: a `--set` on a quantity name replaces that quantity's value (a what-if
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import sympy as sp
@@ -19,6 +18,18 @@ from .compiled import evaluator_for
 from .errors import LedgerError, close_matches
 from .exact import compile_exact, to_fraction, to_sympy
 from .ledger import Input, Ledger, Quantity, load_formulas
+from .rules import (  # noqa: F401  (re-exported: the writers import them from here)
+    DRAFT_MODEL,
+    SET_ALIASES,
+    check_combination,
+    check_consistency,
+    check_range,
+    gpu_count_text,
+    parse_number,
+    parse_sets,
+    time_model_text,
+    to_plain,
+)
 
 
 def exact(value) -> sp.Expr:
@@ -32,56 +43,16 @@ def exact(value) -> sp.Expr:
     return sp.Rational(str(value))
 
 
-def parse_sets(pairs: list[str] | None) -> dict[str, str]:
-    """['NAME=VALUE', ...] -> {NAME: VALUE}, with a clear error for a malformed pair."""
-    out = {}
-    for pair in pairs or []:
-        name, sep, value = pair.partition("=")
-        if not sep or not name.strip() or not value.strip():
-            raise LedgerError(f"--set {pair!r}: expected NAME=VALUE")
-        out[name.strip()] = value.strip()
-    return out
-
-
-# a decimal number with an exponent of at most three digits (1e308 is as far as a double goes;
-# sympy would build 10^1000000 exactly and hang)
-_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]{1,3})?")
-_FRACTION = re.compile(r"[+-]?[0-9]{1,40}/0*[1-9][0-9]{0,39}")  # an exact ratio, e.g. 1/3
-
-
 def _number(name: str, text) -> sp.Expr:
-    """A --set value: a plain decimal number (1024, 0.9, 2.5e-3) or a ratio of whole numbers
-    (1/3, not 1/0), finite, within a double's range."""
-    shown, plain = str(text)[:40], str(text).strip()
-    if (
-        isinstance(text, bool)
-        or len(plain) > 80
-        or not (_DECIMAL.fullmatch(plain) or _FRACTION.fullmatch(plain))
-    ):
-        raise LedgerError(f"--set {name}={shown}: not a number (write e.g. 1024, 0.9, 2.5e-3 or 1/3)")
-    value = sp.Rational(plain)
-    if abs(value) > 1e300 or (value != 0 and abs(value) < 1e-300):
-        raise LedgerError(f"--set {name}={shown}: out of the range a double holds")
-    return value
-
-
-def _plain_text(value) -> str:
-    """An exact (sympy) or float value as the user would type it."""
-    if isinstance(value, sp.Basic):
-        return str(int(value)) if value.is_Integer else f"{float(value):g}"
-    return f"{value:g}"
+    """A --set value as an exact sympy number (rules.parse_number)."""
+    value = parse_number(name, text)
+    return sp.Rational(value.numerator, value.denominator)
 
 
 def _check_range(inp: Input, value: sp.Expr, where: str) -> None:
-    rule = None
-    if inp.integer and not value.is_integer:
-        rule = "must be a whole number"
-    elif inp.lo is not None and value < exact(inp.lo):
-        rule = f"must be >= {inp.lo}"
-    elif inp.hi is not None and (value >= exact(inp.hi) if inp.hi_open else value > exact(inp.hi)):
-        rule = f"must be {'<' if inp.hi_open else '<='} {inp.hi}"
-    if rule:
-        raise LedgerError(f"{where}: field {inp.name}: {rule}, got {_plain_text(value)}")
+    lo = None if inp.lo is None else exact(inp.lo)
+    hi = None if inp.hi is None else exact(inp.hi)
+    check_range(inp.name, lo, hi, inp.integer, inp.hi_open, value, where)
 
 
 @dataclass
@@ -114,30 +85,6 @@ class Result:
                 q.name: {"value": to_plain(self.values[q.name]), "unit": q.unit} for q in self.quantities
             },
         }
-
-
-def to_plain(value):
-    value = sp.sympify(value)
-    if value.is_Integer:
-        return int(value)
-    return float(value)
-
-
-def gpu_count_text(result: Result) -> str:
-    """'4 (auto)' when the count was chosen as the smallest that fits, else '4'."""
-    auto = result.inputs["gpu_count_setting"] == 0 and "gpu_count" not in result.overridden
-    return f"{to_plain(result.value('gpu_count'))}{' (auto)' if auto else ''}"
-
-
-def time_model_text(tm_id: str, gpu: str | None = None) -> str:
-    """The time-model row in force (`calibrated@h100-sxm` where fitted) and what it says."""
-    tm = catalog.row("time_models", catalog.row_id("time_models", tm_id, gpu))
-    return f"{tm.id}: {tm.description}"
-
-
-# --set names that mean an input of another name: fixing the GPU count sets the setting, so the
-# workbook keeps the choice on its Inputs sheet
-SET_ALIASES = {"gpu_count": "gpu_count_setting"}
 
 
 class Evaluator:
@@ -241,7 +188,7 @@ class Evaluator:
             self._scenario = keys, self.scenario_values(keys)
         keys, scenario = self._scenario
         inputs = {**self.model_values(fields, entry.where), **scenario}
-        _check_combination(inputs, entry.where)
+        check_combination(inputs, entry.where)
         tags = self.ledger.tags_for({k: int(v) if v.is_Integer else v for k, v in inputs.items()})
         return keys, inputs, tags
 
@@ -262,7 +209,7 @@ class Evaluator:
             }
         numbers, tags = _MODEL_FLOATS[key]
         env = {**numbers, **self._scenario_floats}
-        _check_combination(env, entry.where)
+        check_combination(env, entry.where)
         return env, tags
 
     def evaluate_entry(self, entry, fields: dict) -> Result:
@@ -321,24 +268,8 @@ class Evaluator:
         return result
 
 
-def _check_combination(inputs: dict, where: str) -> None:
-    """Scenario values that must agree with the model's (a rope factor, the EP degree)."""
-    if 0 < inputs["rope_factor"] < 1:
-        raise LedgerError(
-            f"--set rope_factor={_plain_text(inputs['rope_factor'])}: field rope_factor: "
-            "must be 0 (the model's own) or >= 1"
-        )
-    ep, experts = inputs["expert_parallel"], inputs["n_routed_experts"]
-    if ep > 1 and experts > 0 and experts % ep != 0:
-        raise LedgerError(
-            f"--set expert_parallel={ep}: field expert_parallel: does not divide "
-            f"{where}'s n_routed_experts {experts}"
-        )
-
-
 _MODEL_FLOATS: dict[tuple, tuple[dict, frozenset]] = {}
 _MODEL_VALUES: dict[tuple, dict] = {}
-DRAFT_MODEL = "spec_draft_model"  # --set spec_draft_model=ID derives spec_draft_cost
 _EXACT: dict = {}
 
 
@@ -365,33 +296,6 @@ def scale_of(inp: Input) -> sp.Expr:
 
 def _as_numbers(result: Result) -> dict:
     return {n: to_plain(v) for n, v in {**result.inputs, **result.values}.items()}
-
-
-def check_consistency(v: dict, where: str) -> None:
-    """Cross-field rules a range check cannot state."""
-    if v["kv_lora_rank"] == 0 and v["num_attention_heads"] % v["num_key_value_heads"] != 0:
-        raise LedgerError(
-            f"{where}: field num_key_value_heads: {v['num_key_value_heads']} "
-            f"does not divide num_attention_heads {v['num_attention_heads']}"
-        )
-    layers = v["num_sliding_layers"] + v["num_chunked_layers"]
-    if layers > v["num_hidden_layers"]:
-        raise LedgerError(
-            f"{where}: field num_sliding_layers: sliding + chunked layers exceed num_hidden_layers"
-        )
-    for count, width in (
-        ("num_sliding_layers", "sliding_window"),
-        ("num_chunked_layers", "attention_chunk_size"),
-    ):
-        if v[count] > 0 and v[width] <= 0:
-            raise LedgerError(f"{where}: field {width}: must be > 0 when {count} > 0")
-    if v["n_routed_experts"] > 0 and not 0 < v["num_experts_per_tok"] <= v["n_routed_experts"]:
-        raise LedgerError(f"{where}: field num_experts_per_tok: must be in 1..n_routed_experts")
-    if v["first_k_dense_replace"] > v["num_hidden_layers"]:
-        raise LedgerError(
-            f"{where}: field first_k_dense_replace: {v['first_k_dense_replace']} "
-            f"exceeds num_hidden_layers {v['num_hidden_layers']}"
-        )
 
 
 def evaluate(model_ref: str, sets: dict[str, str] | None = None) -> Result:

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from .variants import VARIANTS
+
 
 @dataclass(frozen=True)
 class Input:
@@ -71,7 +73,7 @@ class Quantity:
 class Ledger:
     inputs: dict[str, Input] = field(default_factory=dict)
     forms: dict[str, list[Quantity]] = field(default_factory=dict)
-    variants: dict[str, Callable[[dict], bool]] = field(default_factory=dict)
+    variants: dict[str, Callable[[dict], bool]] = field(default_factory=lambda: dict(VARIANTS))
     topics: list[str] = field(default_factory=list)
     _chosen: dict = field(default_factory=dict, repr=False)  # tags -> quantities_for
 
@@ -96,9 +98,6 @@ class Ledger:
         if q.topic not in self.topics:
             self.topics.append(q.topic)
         return q.symbol
-
-    def add_variant(self, tag: str, test: Callable[[dict], bool]) -> None:
-        self.variants[tag] = test
 
     def known_names(self) -> set[str]:
         return set(self.inputs) | set(self.forms)
@@ -196,10 +195,6 @@ def lookup_input(
             qualifier=qualifier,
         )
     )
-
-
-def variant(tag: str, test: Callable[[dict], bool]) -> None:
-    LEDGER.add_variant(tag, test)
 
 
 def quantity(name, expr, unit, description, *, source, topic, when=None, integer=False) -> sp.Symbol:

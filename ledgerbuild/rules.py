@@ -1,0 +1,137 @@
+"""Scenario and model-field rules shared by the exact and the numeric evaluation.
+
+Scope: `--set` parsing (a decimal or a ratio, bounded), the range check of a declared input,
+the cross-field rules a range cannot state, and the texts every output names (the GPU count,
+the time model). No sympy here: the numeric path (numeric.py) imports this module alone.
+Shortcut: numbers are Python ints, Fractions or floats; a sympy number is read through its
+`is_Integer` attribute without importing sympy.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from . import catalog
+from .errors import LedgerError
+
+# a decimal number with an exponent of at most three digits (1e308 is as far as a double goes;
+# an exact 10^1000000 would hang)
+_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]{1,3})?")
+_FRACTION = re.compile(r"[+-]?[0-9]{1,40}/0*[1-9][0-9]{0,39}")  # an exact ratio, e.g. 1/3
+
+# --set names that mean an input of another name: fixing the GPU count sets the setting, so the
+# workbook keeps the choice on its Inputs sheet
+SET_ALIASES = {"gpu_count": "gpu_count_setting"}
+DRAFT_MODEL = "spec_draft_model"  # --set spec_draft_model=ID derives spec_draft_cost
+
+
+def parse_sets(pairs: list[str] | None) -> dict[str, str]:
+    """['NAME=VALUE', ...] -> {NAME: VALUE}, with a clear error for a malformed pair."""
+    out = {}
+    for pair in pairs or []:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise LedgerError(f"--set {pair!r}: expected NAME=VALUE")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def parse_number(name: str, text) -> Fraction:
+    """A --set value: a plain decimal number (1024, 0.9, 2.5e-3) or a ratio of whole numbers
+    (1/3, not 1/0), finite, within a double's range; exact."""
+    shown, plain = str(text)[:40], str(text).strip()
+    if (
+        isinstance(text, bool)
+        or len(plain) > 80
+        or not (_DECIMAL.fullmatch(plain) or _FRACTION.fullmatch(plain))
+    ):
+        raise LedgerError(f"--set {name}={shown}: not a number (write e.g. 1024, 0.9, 2.5e-3 or 1/3)")
+    value = Fraction(plain)
+    if abs(value) > 1e300 or (value != 0 and abs(value) < 1e-300):
+        raise LedgerError(f"--set {name}={shown}: out of the range a double holds")
+    return value
+
+
+def to_plain(value):
+    """A number as JSON shows it: an int where it is a whole number exactly, else a float."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, Fraction):
+        return int(value) if value.denominator == 1 else float(value)
+    return int(value) if getattr(value, "is_Integer", False) else float(value)  # a sympy number
+
+
+def plain_text(value) -> str:
+    """A value as the user would type it."""
+    value = to_plain(value)
+    return str(value) if isinstance(value, int) else f"{value:g}"
+
+
+def check_range(name: str, lo, hi, integer: bool, hi_open: bool, value, where: str) -> None:
+    """A declared input's range (lo, hi: numbers or None) and integrality."""
+    rule = None
+    if integer and value != int(value):
+        rule = "must be a whole number"
+    elif lo is not None and value < lo:
+        rule = f"must be >= {lo}"
+    elif hi is not None and (value >= hi if hi_open else value > hi):
+        rule = f"must be {'<' if hi_open else '<='} {hi}"
+    if rule:
+        raise LedgerError(f"{where}: field {name}: {rule}, got {plain_text(value)}")
+
+
+def check_consistency(v: dict, where: str) -> None:
+    """Cross-field rules a range check cannot state."""
+    if v["kv_lora_rank"] == 0 and v["num_attention_heads"] % v["num_key_value_heads"] != 0:
+        raise LedgerError(
+            f"{where}: field num_key_value_heads: {v['num_key_value_heads']} "
+            f"does not divide num_attention_heads {v['num_attention_heads']}"
+        )
+    layers = v["num_sliding_layers"] + v["num_chunked_layers"]
+    if layers > v["num_hidden_layers"]:
+        raise LedgerError(
+            f"{where}: field num_sliding_layers: sliding + chunked layers exceed num_hidden_layers"
+        )
+    for count, width in (
+        ("num_sliding_layers", "sliding_window"),
+        ("num_chunked_layers", "attention_chunk_size"),
+    ):
+        if v[count] > 0 and v[width] <= 0:
+            raise LedgerError(f"{where}: field {width}: must be > 0 when {count} > 0")
+    if v["n_routed_experts"] > 0 and not 0 < v["num_experts_per_tok"] <= v["n_routed_experts"]:
+        raise LedgerError(f"{where}: field num_experts_per_tok: must be in 1..n_routed_experts")
+    if v["first_k_dense_replace"] > v["num_hidden_layers"]:
+        raise LedgerError(
+            f"{where}: field first_k_dense_replace: {v['first_k_dense_replace']} "
+            f"exceeds num_hidden_layers {v['num_hidden_layers']}"
+        )
+
+
+def check_combination(inputs: dict, where: str) -> None:
+    """Scenario values that must agree with the model's (a rope factor, the EP degree)."""
+    if 0 < inputs["rope_factor"] < 1:
+        raise LedgerError(
+            f"--set rope_factor={plain_text(inputs['rope_factor'])}: field rope_factor: "
+            "must be 0 (the model's own) or >= 1"
+        )
+    ep, experts = inputs["expert_parallel"], inputs["n_routed_experts"]
+    if ep > 1 and experts > 0 and experts % ep != 0:
+        raise LedgerError(
+            f"--set expert_parallel={plain_text(ep)}: field expert_parallel: does not divide "
+            f"{where}'s n_routed_experts {plain_text(experts)}"
+        )
+
+
+def gpu_count_text(result) -> str:
+    """'4 (auto)' when the count was chosen as the smallest that fits, else '4'."""
+    auto = result.inputs["gpu_count_setting"] == 0 and "gpu_count" not in result.overridden
+    return f"{to_plain(result.value('gpu_count'))}{' (auto)' if auto else ''}"
+
+
+def time_model_text(tm_id: str, gpu: str | None = None) -> str:
+    """The time-model row in force (`calibrated@h100-sxm` where fitted) and what it says."""
+    tm = catalog.row("time_models", catalog.row_id("time_models", tm_id, gpu))
+    return f"{tm.id}: {tm.description}"
