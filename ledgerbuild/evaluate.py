@@ -69,6 +69,10 @@ class Result:
     def value(self, name: str):
         return self.values[name] if name in self.values else self.inputs[name]
 
+    @property
+    def topics(self) -> list[str]:
+        return load_formulas().topics
+
     def as_json(self) -> dict:
         ledger = load_formulas()
         return {

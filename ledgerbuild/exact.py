@@ -19,6 +19,8 @@ from typing import Any
 
 import sympy as sp
 
+from .rules import exact_power
+
 Fn = Callable[[dict], Any]
 _RELATIONS = {
     sp.Eq: operator.eq,
@@ -28,14 +30,6 @@ _RELATIONS = {
     sp.StrictGreaterThan: operator.gt,
     sp.GreaterThan: operator.ge,
 }
-
-
-def _power(base, exp):
-    if isinstance(base, float):  # already inexact (pi, a log): stay a float
-        return base ** float(exp)
-    if isinstance(exp, int) or (isinstance(exp, Fraction) and exp.denominator == 1):
-        return Fraction(base) ** int(exp)
-    return float(base) ** float(exp)
 
 
 def compile_exact(expr) -> Fn:
@@ -64,7 +58,7 @@ def compile_exact(expr) -> Fn:
         return lambda v: reduce(operator.mul, (f(v) for f in args))
     if isinstance(expr, sp.Pow):
         base, exp = args
-        return lambda v: _power(base(v), exp(v))
+        return lambda v: exact_power(base(v), exp(v))
     if isinstance(expr, (sp.Min, sp.Max)):
         pick = min if isinstance(expr, sp.Min) else max
         return lambda v: pick(f(v) for f in args)

@@ -53,6 +53,16 @@ def parse_number(name: str, text) -> Fraction:
     return value
 
 
+def exact_power(base, exp):
+    """base ** exp exactly on ints and Fractions; a float once either side is inexact (pi, a
+    log) or the exponent is not whole (the exact and the numeric evaluation share it)."""
+    if isinstance(base, float):
+        return base ** float(exp)
+    if isinstance(exp, int) or (isinstance(exp, Fraction) and exp.denominator == 1):
+        return Fraction(base) ** int(exp)
+    return float(base) ** float(exp)
+
+
 def to_plain(value):
     """A number as JSON shows it: an int where it is a whole number exactly, else a float."""
     if isinstance(value, bool):

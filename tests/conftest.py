@@ -1,6 +1,7 @@
 """Test set-up: tests/ importable for the oracle helpers; nothing written outside temporary
-folders (no hypothesis example database in the work tree)."""
+folders (no hypothesis example database in the work tree, no generated ledger in ~/.cache)."""
 
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -10,6 +11,8 @@ from hypothesis.configuration import set_hypothesis_home_dir
 
 sys.path.insert(0, str(Path(__file__).parent))
 set_hypothesis_home_dir(tempfile.mkdtemp(prefix="hypothesis-"))
+# the numeric path's generated ledger (ledgerbuild/numeric.py) goes to a temporary cache too
+os.environ["LEDGERBUILD_CACHE"] = tempfile.mkdtemp(prefix="ledgerbuild-cache-")
 settings.register_profile("ledgerbuild", database=None)
 settings.load_profile("ledgerbuild")
 

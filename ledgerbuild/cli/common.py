@@ -69,7 +69,7 @@ def gpu_count_setting(gpus: str | None) -> str | None:
 
 
 def _sets(set_: list[str] | None, **named) -> dict:
-    from ..evaluate import parse_sets
+    from ..rules import parse_sets
 
     sets = parse_sets(set_)
     sets.update({k: str(v) for k, v in named.items() if v is not None})

@@ -68,10 +68,10 @@ def show(
     """
     import json
 
-    from ..evaluate import Evaluator
+    from ..numeric import numeric_evaluator
     from ..writers.terminal import show_table
 
-    evaluator = Evaluator(
+    evaluator = numeric_evaluator(
         _sets(
             set_,
             gpu=gpu,

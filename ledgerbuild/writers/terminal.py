@@ -10,12 +10,11 @@ from rich.table import Table
 
 from .. import catalog
 from ..errors import one_line
-from ..evaluate import Result, gpu_count_text, time_model_text, to_plain
-from ..ledger import load_formulas
+from ..rules import gpu_count_text, time_model_text, to_plain
 from ..units import human
 
 
-def show_json(result: Result) -> str:
+def show_json(result) -> str:
     return json.dumps(result.as_json(), indent=2)
 
 
@@ -25,7 +24,8 @@ def data(value, limit: int = 200) -> str:
     return escape(one_line(str(value), limit))
 
 
-def show_table(result: Result, console: Console) -> None:
+def show_table(result, console: Console) -> None:
+    """A Result (exact) or NumericResult: topic tables of every quantity."""
     k = result.keys
     inp = {n: to_plain(v) for n, v in result.inputs.items()}
     gpu = catalog.row("gpus", k["gpu"])
@@ -44,7 +44,7 @@ def show_table(result: Result, console: Console) -> None:
         "units: GB = 1e9 bytes, GiB = 2^30 bytes; marketed GPU GB read as "
         f"{inp['memory_gb_unit_bytes']:,} bytes"
     )
-    for topic in load_formulas().topics:
+    for topic in result.topics:
         table = Table(title=topic, title_justify="left", show_lines=False)
         table.add_column("quantity", style="cyan", no_wrap=True)
         table.add_column("value", justify="right")
@@ -81,7 +81,8 @@ def list_rows(what: str) -> list[dict]:
             for m in catalog.models().values()
         ]
     if what == "quantities":
-        ledger = load_formulas()
+        from ..numeric import quantity_forms  # the generated ledger: no sympy
+
         return [
             {
                 "name": n,
@@ -90,7 +91,7 @@ def list_rows(what: str) -> list[dict]:
                 "variants": ",".join(x.when or "all" for x in f),
                 "description": f[0].description,
             }
-            for n, f in ledger.forms.items()
+            for n, f in quantity_forms().items()
         ]
     rows = [r.model_dump(exclude={"sources"}) for r in catalog.table(what).values()]
     if what == "dtypes":

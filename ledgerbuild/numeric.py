@@ -1,0 +1,301 @@
+"""The numeric path: the ledger evaluated without importing sympy.
+
+Scope: `show` and other numeric commands load the ledger as generated Python (numeric_gen.py
+writes it from the sympy declarations into a cache keyed by a hash of the declaring files,
+once per change) and resolve the scenario the way evaluate.py does: catalog lookups and
+their unit scales computed exactly on Fractions, `--set` values parsed and range-checked,
+the model's fields checked, the variant's forms picked (variants.py). The generated functions do
+exact.py's arithmetic on ints and Fractions, so every value equals the exact path's
+(tests/test_numeric.py holds the two equal for every model in several scenarios). Shortcut:
+a draft model (`--set spec_draft_model=...`) takes the exact path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+
+from . import catalog
+from .errors import LedgerError, close_matches
+from .files import write_text
+from .rules import (
+    DRAFT_MODEL,
+    SET_ALIASES,
+    check_combination,
+    check_consistency,
+    check_range,
+    parse_number,
+    time_model_text,
+    to_plain,
+)
+from .variants import tags_for
+
+# files whose text decides the generated module (the declarations and their printer)
+_ENGINE_FILES = ("ledger.py", "compiled.py", "variants.py", "numeric_gen.py")
+
+
+def _digest() -> str:
+    h = hashlib.sha256(sys.version.encode())
+    package = Path(__file__).parent
+    for name in _ENGINE_FILES:
+        h.update((package / name).read_bytes())
+    spec = importlib.util.find_spec("ledgerbuild.formulas")  # found, not run (its import is sympy)
+    assert spec is not None and spec.submodule_search_locations
+    for entry in sorted(Path(spec.submodule_search_locations[0]).glob("*.py")):
+        h.update(entry.name.encode() + entry.read_bytes())
+    return h.hexdigest()[:20]
+
+
+def _cache_dirs() -> list[Path]:
+    explicit = os.environ.get("LEDGERBUILD_CACHE")
+    home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    dirs = [Path(explicit)] if explicit else []
+    return [*dirs, Path(home) / "ledgerbuild", Path(tempfile.gettempdir()) / f"ledgerbuild-{os.getuid()}"]
+
+
+def _prune(folder: Path, keep: Path, most: int = 8) -> None:
+    """Keep the newest few generated ledgers (other versions may share the cache)."""
+    old = sorted(folder.glob("numeric_*.py"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for path in [p for p in old if p != keep][most - 1 :]:
+        path.unlink(missing_ok=True)
+
+
+@cache
+def numeric_ledger() -> ModuleType:
+    """The generated module for the declarations as they are (generated, with sympy, once)."""
+    digest = _digest()
+    name = f"numeric_{digest}.py"
+    for folder in _cache_dirs():
+        path = folder / name
+        if not path.is_file():
+            try:
+                from .numeric_gen import generate_source  # sympy: only when the cache is cold
+
+                folder.mkdir(parents=True, exist_ok=True)
+                write_text(path, generate_source(digest))
+                _prune(folder, keep=path)
+            except (OSError, LedgerError):
+                continue
+        spec = importlib.util.spec_from_file_location(f"ledgerbuild_numeric_{digest}", path)
+        if spec is None or spec.loader is None:
+            continue
+        module = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(module)
+        except (OSError, SyntaxError):  # a cache file cut short: make it anew next time
+            path.unlink(missing_ok=True)
+            continue
+        if getattr(module, "HASH", None) == digest:
+            return module
+    from .numeric_gen import generate_source  # no writable cache: build it in memory
+
+    module = ModuleType("ledgerbuild_numeric")
+    exec(compile(generate_source(digest), "<numeric ledger>", "exec"), module.__dict__)
+    return module
+
+
+@dataclass(frozen=True)
+class Form:
+    """A quantity form as outputs read it (the numeric twin of ledger.Quantity)."""
+
+    name: str
+    when: str | None
+    unit: str
+    description: str
+    source: str
+    topic: str
+    integer: bool
+    index: int
+
+
+def _exact(value) -> Fraction:
+    """A catalog number exactly (a float by its shortest repr, as evaluate.exact reads it)."""
+    if isinstance(value, bool):
+        return Fraction(int(value))
+    return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
+
+
+def _number(value: Fraction):
+    """An exact number as the exact path keeps it: an int where whole, else the Fraction."""
+    return value.numerator if value.denominator == 1 else value
+
+
+def _normal(value):
+    """A Fraction that is whole as an int (exact.to_fraction's form of a whole number)."""
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return value.numerator
+    return value
+
+
+@cache
+def quantity_forms() -> dict[str, list[Form]]:
+    """Every quantity's forms, in ledger order."""
+    forms: dict[str, list[Form]] = {}
+    for record in numeric_ledger().FORMS:
+        forms.setdefault(record[0], []).append(Form(*record))
+    return forms
+
+
+@dataclass
+class NumericResult:
+    model_id: str
+    model_name: str
+    tags: frozenset
+    keys: dict
+    inputs: dict
+    quantities: list[Form]
+    values: dict
+    topics: list[str]
+    input_kinds: dict
+    overridden: set = field(default_factory=set)
+
+    def value(self, name: str):
+        return self.values[name] if name in self.values else self.inputs[name]
+
+    def as_json(self) -> dict:
+        return {
+            "model": self.model_id,
+            "scenario": {
+                **self.keys,
+                **{n: to_plain(v) for n, v in self.inputs.items() if self.input_kinds[n] != "model"},
+                "gpu_count": to_plain(self.value("gpu_count")),
+            },
+            "time_model": time_model_text(self.keys["time_model"], self.keys["gpu"]),
+            "serving_engine": catalog.row("engines", self.keys["serving_engine"]).description,
+            "units": "bytes, seconds, FLOP; GB = 1e9 bytes, GiB = 2^30 bytes",
+            "quantities": {
+                q.name: {"value": to_plain(self.values[q.name]), "unit": q.unit} for q in self.quantities
+            },
+        }
+
+
+class NumericEvaluator:
+    """Evaluator's scenario resolution and checks, in Python numbers, over the generated ledger."""
+
+    def __init__(self, sets: dict[str, str] | None = None):
+        self.g = numeric_ledger()
+        self.inputs: dict[str, dict] = self.g.INPUTS
+        self.forms = quantity_forms()
+        self.sets = {SET_ALIASES.get(k, k): v for k, v in (sets or {}).items()}
+        known = set(self.inputs) | set(self.forms)
+        for name, value in self.sets.items():
+            if name not in known:
+                raise LedgerError(f"--set {name}: unknown name{close_matches(name, known, 'quantities')}")
+            inp = self.inputs.get(name)
+            if inp is not None and inp["kind"] == "constant":
+                raise LedgerError(f"--set {name}: a constant ({inp['description']}) is not set")
+            if inp is None or inp["kind"] != "key":
+                parse_number(name, value)
+        self._scenario: tuple[dict, dict] | None = None
+
+    def keys(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for name, inp in self.inputs.items():
+            if inp["kind"] != "key":
+                continue
+            default = out[inp["default"]] if inp["follows"] else inp["default"]
+            choice = str(self.sets.get(name, default))
+            if inp["table"] == "gpus":
+                choice = catalog.load_gpu(choice)
+            elif inp["table"] == "time_models":
+                choice = catalog.load_time_model(choice)
+            catalog.row(inp["table"], choice)
+            out[name] = choice
+        return out
+
+    def _check(self, name: str, value: Fraction, where: str) -> None:
+        inp = self.inputs[name]
+        lo = None if inp["lo"] is None else _exact(inp["lo"])
+        hi = None if inp["hi"] is None else _exact(inp["hi"])
+        check_range(name, lo, hi, inp["integer"], inp["hi_open"], value, where)
+
+    def scenario_values(self, keys: dict) -> dict:
+        values: dict = {}
+        deferred = []
+        for name, inp in self.inputs.items():
+            if inp["kind"] in ("model", "key"):
+                continue
+            if name in self.sets:
+                value = parse_number(name, self.sets[name])
+                self._check(name, value, "--set")
+                values[name] = _number(value)
+            elif inp["kind"] == "lookup":
+                qualifier = keys.get(inp["qualifier"]) if inp["qualifier"] else None
+                row_id = catalog.row_id(inp["table"], keys[inp["key"]], qualifier)
+                row = catalog.row(inp["table"], row_id)
+                values[name] = _number(_exact(getattr(row, inp["column"])) * _exact(inp["scale"]))
+            elif name in self.g.DEFAULTS:
+                deferred.append(name)
+            else:
+                values[name] = inp["default"]
+        for name in deferred:
+            values[name] = _normal(self.g.DEFAULTS[name](values))
+        return values
+
+    def model_values(self, fields: dict, where: str) -> dict:
+        values = {}
+        for name, inp in self.inputs.items():
+            if inp["kind"] != "model":
+                continue
+            if name in self.sets:
+                value, src = parse_number(name, self.sets[name]), "--set"
+            else:
+                raw, src = fields.get(name, inp["default"]), where
+                if raw is None:
+                    raise LedgerError(f"{where}: field {name}: missing")
+                value = _exact(raw)
+            self._check(name, value, src)
+            values[name] = _number(value)
+        check_consistency(values, where)
+        return values
+
+    def evaluate(self, model_ref: str) -> NumericResult:
+        entry, fields = catalog.load_model(model_ref)
+        if self._scenario is None:
+            keys = self.keys()
+            self._scenario = keys, self.scenario_values(keys)
+        keys, scenario = self._scenario
+        model = self.model_values(fields, entry.where)
+        env = {**model, **scenario}
+        check_combination(env, entry.where)
+        tags = tags_for(model)
+        chosen = [
+            next(f for f in forms if f.when is None or f.when in tags)
+            for forms in self.forms.values()
+            if any(f.when is None or f.when in tags for f in forms)
+        ]
+        overridden = set()
+        functions = self.g.FUNCTIONS
+        for q in chosen:
+            if q.name in self.sets:
+                env[q.name] = _number(parse_number(q.name, self.sets[q.name]))
+                overridden.add(q.name)
+                continue
+            try:
+                env[q.name] = _normal(functions[q.index](env))
+            except (ZeroDivisionError, OverflowError):
+                raise LedgerError(f"{entry.where}: {q.name} divides by zero for these inputs") from None
+        inputs = {n: env[n] for n in self.inputs if n in env}
+        values = {q.name: env[q.name] for q in chosen}
+        kinds = {n: i["kind"] for n, i in self.inputs.items()}
+        return NumericResult(
+            entry.id, entry.name, tags, keys, inputs, chosen, values, self.g.TOPICS, kinds, overridden
+        )
+
+
+def numeric_evaluator(sets: dict[str, str] | None = None):
+    """The numeric evaluator, or the exact one where a draft model is named (its cost comes
+    from a second model's evaluation)."""
+    if sets and DRAFT_MODEL in sets:
+        from .evaluate import Evaluator
+
+        return Evaluator(sets)
+    return NumericEvaluator(sets)

@@ -1,0 +1,82 @@
+"""The numeric path (issue 16): `show` without sympy, equal to the exact ledger.
+
+- For every catalog model in several scenarios, the numeric evaluation's JSON document equals
+  the exact (sympy-declared, Fraction-evaluated) one exactly: same keys, same values, ints
+  where exact values are whole.
+- `ledgerbuild show` and `list` run without importing sympy once the generated ledger is
+  cached, and regenerate it into a fresh cache when there is none.
+- Bad input gets the same one-line errors on both paths.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from ledgerbuild import catalog
+from ledgerbuild.errors import LedgerError
+from ledgerbuild.evaluate import Evaluator
+from ledgerbuild.numeric import NumericEvaluator
+
+SCENARIOS = [
+    {},
+    {"gpu": "b200", "weight_dtype": "fp8", "kv_dtype": "fp8", "workload": "long-doc-qa"},
+    {
+        "time_model": "roofline",
+        "gpu_count": "8",
+        "batch_size": "32",
+        "rope_method": "yarn",
+        "rope_factor": "4",
+    },
+    {"images_per_request": "2", "image_height": "700", "image_width": "1300", "audio_seconds": "12.5"},
+    {"weight_dtype": "nvfp4", "price_per_gpu_hour": "1/3", "vocab_size": "50000", "ttft_s": "0.25"},
+]
+
+
+@pytest.mark.parametrize("sets", SCENARIOS, ids=lambda s: ",".join(s) or "default")
+def test_numeric_json_equals_the_exact_ledger_for_every_model(sets):
+    exact, numeric = Evaluator(sets), NumericEvaluator(sets)
+    for model in catalog.models():
+        assert numeric.evaluate(model).as_json() == exact.evaluate(model).as_json(), model
+
+
+@pytest.mark.parametrize(
+    "sets",
+    [
+        {"prompt_tokens": "-5"},
+        {"mfu": "3"},
+        {"no_such": "1"},
+        {"tie_word_embeddings": "2"},
+        {"expert_parallel": "3"},
+        {"rope_factor": "0.5"},
+        {"per_giga": "1"},
+        {"batch_size": "1e5000"},
+    ],
+)
+def test_bad_input_gets_the_same_error_on_both_paths(sets):
+    messages = []
+    for cls in (Evaluator, NumericEvaluator):
+        with pytest.raises(LedgerError) as caught:
+            cls(sets).evaluate("deepseek-v3")
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
+
+
+def test_show_and_list_do_not_import_sympy(tmp_path):
+    env = {**os.environ, "LEDGERBUILD_CACHE": str(tmp_path)}
+    probe = (
+        "import sys, runpy; sys.argv = ['ledgerbuild', *sys.argv[1:]]\n"
+        "try:\n    runpy.run_module('ledgerbuild.cli', run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "sys.stderr.write('SYMPY' if 'sympy' in sys.modules else 'CLEAN')\n"
+    )
+    first = subprocess.run(
+        [sys.executable, "-c", probe, "show", "llama-3-8b", "--json"], env=env, capture_output=True, text=True
+    )
+    assert first.stderr.endswith("SYMPY") and list(tmp_path.glob("numeric_*.py"))  # cold: generated once
+    for args in (["show", "llama-3-8b", "--json"], ["show", "qwen2-vl-7b"], ["list", "quantities", "--json"]):
+        run = subprocess.run([sys.executable, "-c", probe, *args], env=env, capture_output=True, text=True)
+        assert run.stderr.endswith("CLEAN"), (args, run.stderr[-300:])
+    assert json.loads(run.stdout)[0]["name"]
