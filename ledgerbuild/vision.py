@@ -1,9 +1,8 @@
 """What one image costs a vision-language model: the report behind `ledgerbuild image`.
 
-Scope: parse an image size, evaluate the ledger with it (formulas/vision.py and
-formulas/image_cost.py declare every number), and collect the per-image quantities; a
-resolution sweep for the docs plot. Shortcut: sizes are WIDTHxHEIGHT in pixels, as image
-tools print them.
+Scope: parse an image size, evaluate the ledger with it on the numeric path (no sympy;
+formulas/vision.py and formulas/image_cost.py declare every number), and collect the
+per-image quantities. Shortcut: sizes are WIDTHxHEIGHT in pixels, as image tools print them.
 """
 
 from __future__ import annotations
@@ -12,8 +11,9 @@ import re
 
 from . import catalog
 from .errors import LedgerError
-from .evaluate import Evaluator, Result, gpu_count_text, time_model_text, to_plain
 from .families_vision import AUDIO, vlm_family
+from .numeric import numeric_evaluator
+from .rules import gpu_count_text, time_model_text, to_plain
 
 SIZE = re.compile(r"^\s*(\d{1,6})\s*[xX×]\s*(\d{1,6})\s*$")
 MAX_SIDE = 10**5  # the ledger's bound on image_height / image_width
@@ -54,11 +54,11 @@ def vision_models() -> list[str]:
     return [mid for mid, family in families.items() if family and family.connector != AUDIO]
 
 
-def image_result(model_ref: str, sets: dict, size: str | None) -> Result:
+def image_result(model_ref: str, sets: dict, size: str | None):
     if size is not None:
         width, height = parse_size(size)
         sets = {**sets, "image_width": str(width), "image_height": str(height)}
-    res = Evaluator(sets).evaluate(model_ref)
+    res = numeric_evaluator(sets).evaluate(model_ref)  # no sympy
     if "vision" not in res.tags:
         known = ", ".join(vision_models())
         raise LedgerError(f"model {res.model_id!r} has no vision encoder; vision-language models: {known}")
@@ -83,14 +83,3 @@ def image_report(model_ref: str, sets: dict, size: str | None = None) -> dict:
             if name in names
         },
     }
-
-
-def tokens_and_kv_by_side(
-    model_ref: str, sides: list[int], sets: dict | None = None
-) -> list[tuple[int, int, float]]:
-    """(side, image tokens, image KV bytes) of a square image at each side length."""
-    rows = []
-    for side in sides:
-        res = image_result(model_ref, sets or {}, f"{side}x{side}")
-        rows.append((side, int(res.value("image_tokens")), float(res.value("image_kv_bytes"))))
-    return rows
