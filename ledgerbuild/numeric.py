@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import marshal
 import os
 import sys
 import tempfile
@@ -25,7 +26,7 @@ from types import ModuleType
 
 from . import catalog
 from .errors import LedgerError, close_matches
-from .files import write_text
+from .files import write_output, write_text
 from .rules import (
     DRAFT_MODEL,
     SET_ALIASES,
@@ -66,39 +67,45 @@ def _prune(folder: Path, keep: Path, most: int = 8) -> None:
     old = sorted(folder.glob("numeric_*.py"), key=lambda p: p.stat().st_mtime, reverse=True)
     for path in [p for p in old if p != keep][most - 1 :]:
         path.unlink(missing_ok=True)
+        path.with_suffix(".marshal").unlink(missing_ok=True)
 
 
 @cache
 def numeric_ledger() -> ModuleType:
-    """The generated module for the declarations as they are (generated, with sympy, once)."""
+    """The generated module for the declarations as they are: its source (for readers) and its
+    compiled code (marshal, as this Python writes it: loaded without compiling, whatever
+    PYTHONDONTWRITEBYTECODE says) in the first writable cache folder; made, with sympy, once."""
     digest = _digest()
-    name = f"numeric_{digest}.py"
     for folder in _cache_dirs():
-        path = folder / name
-        if not path.is_file():
-            try:
-                from .numeric_gen import generate_source  # sympy: only when the cache is cold
-
-                folder.mkdir(parents=True, exist_ok=True)
-                write_text(path, generate_source(digest))
-                _prune(folder, keep=path)
-            except (OSError, LedgerError):
-                continue
-        spec = importlib.util.spec_from_file_location(f"ledgerbuild_numeric_{digest}", path)
-        if spec is None or spec.loader is None:
-            continue
-        module = importlib.util.module_from_spec(spec)
+        source, code = folder / f"numeric_{digest}.py", folder / f"numeric_{digest}.marshal"
         try:
-            spec.loader.exec_module(module)
-        except (OSError, SyntaxError):  # a cache file cut short: make it anew next time
-            path.unlink(missing_ok=True)
+            if not code.is_file():
+                _generate(digest, source, code)
+            compiled = marshal.loads(code.read_bytes())
+        except (OSError, LedgerError, ValueError, EOFError, TypeError):  # unwritable, cut short
             continue
+        module = _module(compiled)
         if getattr(module, "HASH", None) == digest:
             return module
     from .numeric_gen import generate_source  # no writable cache: build it in memory
 
+    return _module(compile(generate_source(digest), "<numeric ledger>", "exec"))
+
+
+def _generate(digest: str, source: Path, code: Path) -> None:
+    from .numeric_gen import generate_source  # sympy: only when the cache is cold
+
+    text = generate_source(digest)
+    source.parent.mkdir(parents=True, exist_ok=True)
+    write_text(source, text)
+    compiled = compile(text, str(source), "exec")
+    write_output(code, lambda tmp: Path(tmp).write_bytes(marshal.dumps(compiled)))
+    _prune(source.parent, keep=source)
+
+
+def _module(code) -> ModuleType:
     module = ModuleType("ledgerbuild_numeric")
-    exec(compile(generate_source(digest), "<numeric ledger>", "exec"), module.__dict__)
+    exec(code, module.__dict__)
     return module
 
 
