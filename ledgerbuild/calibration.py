@@ -21,8 +21,8 @@ import yaml
 
 from . import catalog
 from .errors import LedgerError
-from .evaluate import Evaluator
 from .measurements import Measurement
+from .numeric import NumericEvaluator
 from .sweeps import sweep_function
 
 QUANTITY = "offline_throughput_tokens_per_s"
@@ -57,7 +57,7 @@ def prepare(rows: list[Measurement], engine: str = "tensorrt-llm", time_model: s
         if m.model not in models:
             models[m.model] = catalog.load_model(m.model)
         try:
-            _, inputs, tags = Evaluator(sets).inputs_for(*models[m.model])
+            _, inputs, tags = NumericEvaluator(sets).inputs_for(*models[m.model])
         except LedgerError as e:
             raise LedgerError(f"row {m.row}: {e}") from None
         by_tags.setdefault(tags, []).append((i, inputs))

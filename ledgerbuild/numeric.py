@@ -235,10 +235,7 @@ class NumericEvaluator:
                 self._check(name, value, "--set")
                 values[name] = _number(value)
             elif inp["kind"] == "lookup":
-                qualifier = keys.get(inp["qualifier"]) if inp["qualifier"] else None
-                row_id = catalog.row_id(inp["table"], keys[inp["key"]], qualifier)
-                row = catalog.row(inp["table"], row_id)
-                values[name] = _number(_exact(getattr(row, inp["column"])) * _exact(inp["scale"]))
+                values[name] = self.lookup(name, keys)
             elif name in self.g.DEFAULTS:
                 deferred.append(name)
             else:
@@ -246,6 +243,13 @@ class NumericEvaluator:
         for name in deferred:
             values[name] = _normal(self.g.DEFAULTS[name](values))
         return values
+
+    def lookup(self, name: str, keys: dict):
+        """A lookup input's value at the row its key (and qualifier) name in `keys`."""
+        inp = self.inputs[name]
+        qualifier = keys.get(inp["qualifier"]) if inp["qualifier"] else None
+        row = catalog.row(inp["table"], catalog.row_id(inp["table"], keys[inp["key"]], qualifier))
+        return _number(_exact(getattr(row, inp["column"])) * _exact(inp["scale"]))
 
     def model_values(self, fields: dict, where: str) -> dict:
         values = {}
@@ -264,8 +268,8 @@ class NumericEvaluator:
         check_consistency(values, where)
         return values
 
-    def evaluate(self, model_ref: str) -> NumericResult:
-        entry, fields = catalog.load_model(model_ref)
+    def inputs_for(self, entry, fields: dict) -> tuple[dict, dict, frozenset]:
+        """(keys, every input's exact value, variant tags) for a model under the scenario."""
         if self._scenario is None:
             keys = self.keys()
             self._scenario = keys, self.scenario_values(keys)
@@ -273,12 +277,20 @@ class NumericEvaluator:
         model = self.model_values(fields, entry.where)
         env = {**model, **scenario}
         check_combination(env, entry.where)
-        tags = tags_for(model)
-        chosen = [
+        return keys, env, tags_for(model)
+
+    def chosen(self, tags: frozenset) -> list[Form]:
+        """One form per quantity that applies to a model with these tags, in ledger order."""
+        return [
             next(f for f in forms if f.when is None or f.when in tags)
             for forms in self.forms.values()
             if any(f.when is None or f.when in tags for f in forms)
         ]
+
+    def evaluate(self, model_ref: str) -> NumericResult:
+        entry, fields = catalog.load_model(model_ref)
+        keys, env, tags = self.inputs_for(entry, fields)
+        chosen = self.chosen(tags)
         overridden = set()
         functions = self.g.FUNCTIONS
         for q in chosen:
@@ -296,6 +308,17 @@ class NumericEvaluator:
         return NumericResult(
             entry.id, entry.name, tags, keys, inputs, chosen, values, self.g.TOPICS, kinds, overridden
         )
+
+
+def numpy_ledger() -> tuple[tuple, tuple]:
+    """(numpy function per form, its argument names), with numpy bound (sweeps only)."""
+    import functools
+
+    import numpy
+
+    module = numeric_ledger()
+    module.__dict__.update(numpy=numpy, functools=functools)
+    return module.NUMPY, module.NUMPY_ARGS
 
 
 def numeric_evaluator(sets: dict[str, str] | None = None):

@@ -14,6 +14,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import sympy as sp
+from sympy.printing.numpy import NumPyPrinter
 
 from .ledger import Input, load_formulas
 
@@ -137,6 +138,7 @@ def generate_source(digest: str) -> str:
     lines.append(f"FORMS = {forms!r}")
     lines += functions
     lines.append(f"FUNCTIONS = ({', '.join(f'_q{i}' for i in range(len(functions)))},)")
+    lines += _numpy_functions(ledger)
     defaults = {
         n: exact_source(i.default)
         for n, i in ledger.inputs.items()
@@ -146,3 +148,21 @@ def generate_source(digest: str) -> str:
         lines.append(f"def _default_{n}(v):\n    return {source}")
     lines.append("DEFAULTS = {" + ", ".join(f"{n!r}: _default_{n}" for n in defaults) + "}")
     return "\n".join(lines) + "\n"
+
+
+def _numpy_functions(ledger) -> list[str]:
+    """Each form as a numpy function of its inputs (sympy's own NumPy printer, as lambdify
+    uses it), for sweeps; `numpy` and `functools` are bound by the caller (sweeps.py), so
+    loading the module imports neither."""
+    printer = NumPyPrinter({"fully_qualified_modules": True, "inline": True})
+    lines: list[str] = []
+    args: list[tuple[str, ...]] = []
+    for declared in ledger.forms.values():
+        for q in declared:
+            names = sorted(s.name for s in q.expr.free_symbols)
+            lines.append(f"def _n{len(args)}({', '.join(names)}):\n    return {printer.doprint(q.expr)}")
+            args.append(tuple(names))
+    lines.append("numpy = functools = None  # bound by sweeps.py")
+    lines.append(f"NUMPY = ({', '.join(f'_n{i}' for i in range(len(args)))},)")
+    lines.append(f"NUMPY_ARGS = {tuple(args)!r}")
+    return lines

@@ -1,9 +1,11 @@
 """Sweeps: the ledger's declarations over numpy arrays.
 
 Scope: `sweep` evaluates a quantity over models x GPUs x a grid of inputs (floats, not
-exact). The workbook re-binds inputs on workings sheets instead (writers/xlsx_calc.py).
-Shortcut: each quantity form is lambdified once per process and evaluated in ledger order;
-inputs that do not vary are zero-stride broadcast views, not filled arrays.
+exact), on the numeric path: each form's numpy function comes from the generated ledger
+(numeric.py; sympy's NumPy printer, as lambdify uses it), so sweeping imports no sympy. The
+workbook re-binds inputs on workings sheets instead (writers/xlsx_calc.py).
+Shortcut: forms are evaluated in ledger order, only those the quantity depends on; inputs
+that do not vary are zero-stride broadcast views, not filled arrays.
 """
 
 from __future__ import annotations
@@ -11,37 +13,26 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import sympy as sp
 
 from . import catalog
-from .evaluate import Evaluator, lookup
-from .ledger import Quantity, load_formulas
-
-_COMPILED: dict = {}  # id(quantity form) -> (argument names, numpy function)
-
-
-def _compiled(q: Quantity):
-    if id(q) not in _COMPILED:
-        args = sorted(s.name for s in q.expr.free_symbols)
-        _COMPILED[id(q)] = args, sp.lambdify([sp.Symbol(a) for a in args], q.expr, "numpy")
-    return _COMPILED[id(q)]
+from .numeric import NumericEvaluator, numpy_ledger
 
 
 def sweep_function(quantity: str, tags: frozenset):
     """(input names, numpy function of those inputs' arrays) computing `quantity`.
 
-    Each quantity form is lambdified on its own and evaluated in ledger order (no giant
-    inlined expression), so compiling stays cheap and every step is the declared formula.
+    Each quantity form is its own numpy function, evaluated in ledger order (no giant inlined
+    expression), so every step is the declared formula.
     """
-    ledger = load_formulas()
-    forms = {q.name: q for q in ledger.quantities_for(tags)}
+    functions, arguments = numpy_ledger()
+    forms = {f.name: f for f in NumericEvaluator().chosen(tags)}
     needed, stack = set(), [quantity]
     while stack:
         name = stack.pop()
         if name in forms and name not in needed:
             needed.add(name)
-            stack.extend(s.name for s in forms[name].expr.free_symbols)
-    steps = [(q.name, *_compiled(q)) for q in forms.values() if q.name in needed]
+            stack.extend(arguments[forms[name].index])
+    steps = [(f.name, arguments[f.index], functions[f.index]) for f in forms.values() if f.name in needed]
     inputs = sorted({a for _, args, _ in steps for a in args} - needed)
 
     def run(values):
@@ -61,16 +52,18 @@ def sweep(
     Returns flat arrays: "model" and "gpu" (ids), one per grid input, and `quantity`.
     Floats (numpy), not exact: this is for sweeps, not for the ledger's golden figures.
     """
-    evaluator = Evaluator(sets)
+    evaluator = NumericEvaluator(sets)
     axes = [np.asarray(v, dtype=float) for v in grid.values()]
     mesh = [m.ravel() for m in np.meshgrid(*axes, indexing="ij")] if axes else []
     per_case = len(mesh[0]) if mesh else 1
     out: dict[str, list] = {"model": [], "gpu": [], quantity: [], **{name: [] for name in grid}}
     keys = evaluator.keys()
     gpu_inputs = [
-        i
-        for i in evaluator.ledger.inputs_of("lookup")
-        if (i.table == "gpus" or i.qualifier == "gpu") and i.name not in evaluator.sets
+        name
+        for name, inp in evaluator.inputs.items()
+        if inp["kind"] == "lookup"
+        and (inp["table"] == "gpus" or inp["qualifier"] == "gpu")
+        and name not in evaluator.sets
     ]
     for model in models:
         _, inputs, tags = evaluator.inputs_for(*catalog.load_model(model))
@@ -78,9 +71,9 @@ def sweep(
         n = per_case * len(gpus)
         # constants are broadcast views (stride 0: nothing filled); only what varies is stored
         values: dict[str, Any] = {k: np.broadcast_to(float(v), (n,)) for k, v in inputs.items()}
-        for inp in gpu_inputs:
-            per_gpu = [float(lookup(inp, {**keys, "gpu": g})) for g in gpus]
-            values[inp.name] = np.repeat(per_gpu, per_case)
+        for name in gpu_inputs:
+            per_gpu = [float(evaluator.lookup(name, {**keys, "gpu": g})) for g in gpus]
+            values[name] = np.repeat(per_gpu, per_case)
         for name, axis in zip(grid, mesh, strict=False):
             values[name] = np.tile(axis, len(gpus))
             out[name].append(values[name])

@@ -3,8 +3,9 @@
 - For every catalog model in several scenarios, the numeric evaluation's JSON document equals
   the exact (sympy-declared, Fraction-evaluated) one exactly: same keys, same values, ints
   where exact values are whole.
-- `ledgerbuild show` and `list` run without importing sympy once the generated ledger is
-  cached, and regenerate it into a fresh cache when there is none.
+- `show`, `image`, `validate` (sweeps on the generated numpy functions) and `list` run
+  without importing sympy once the generated ledger is cached, and regenerate it into a
+  fresh cache when there is none.
 - Bad input gets the same one-line errors on both paths.
 """
 
@@ -76,7 +77,30 @@ def test_show_and_list_do_not_import_sympy(tmp_path):
         [sys.executable, "-c", probe, "show", "llama-3-8b", "--json"], env=env, capture_output=True, text=True
     )
     assert first.stderr.endswith("SYMPY") and list(tmp_path.glob("numeric_*.py"))  # cold: generated once
-    for args in (["show", "llama-3-8b", "--json"], ["show", "qwen2-vl-7b"], ["list", "quantities", "--json"]):
+    commands = [
+        ["show", "qwen2-vl-7b"],
+        ["image", "qwen2-vl-7b", "--json"],
+        ["validate", "-o", str(tmp_path / "validation")],
+        ["list", "quantities", "--json"],
+    ]
+    for args in commands:
         run = subprocess.run([sys.executable, "-c", probe, *args], env=env, capture_output=True, text=True)
         assert run.stderr.endswith("CLEAN"), (args, run.stderr[-300:])
     assert json.loads(run.stdout)[0]["name"]
+
+
+def test_sweep_equals_the_exact_ledger_point_by_point():
+    """The generated numpy functions, swept over models x GPUs x batch x context, equal the
+    exact evaluation at every point (to a double's rounding)."""
+    import math
+
+    from ledgerbuild.sweeps import sweep
+
+    models, gpus = ["llama-3-8b", "deepseek-v3", "qwen2-vl-7b", "qwen3-next-80b-a3b"], ["h100-sxm", "l4"]
+    grid = {"batch_size": [1, 16], "context_tokens": [1000, 40000]}
+    for quantity in ("tpot_s", "kv_bytes_at_context", "usd_per_million_output_tokens"):
+        out = sweep(quantity, models, gpus, grid)
+        for i in range(len(out[quantity])):
+            sets = {"gpu": out["gpu"][i], **{k: str(int(out[k][i])) for k in grid}}
+            want = float(Evaluator(sets).evaluate(out["model"][i]).value(quantity))
+            assert math.isclose(out[quantity][i], want, rel_tol=1e-12), (quantity, i)
