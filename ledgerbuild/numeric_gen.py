@@ -162,7 +162,25 @@ def _numpy_functions(ledger) -> list[str]:
             names = sorted(s.name for s in q.expr.free_symbols)
             lines.append(f"def _n{len(args)}({', '.join(names)}):\n    return {printer.doprint(q.expr)}")
             args.append(tuple(names))
+    lines += _inv_freq_functions(printer)
     lines.append("numpy = functools = None  # bound by sweeps.py")
     lines.append(f"NUMPY = ({', '.join(f'_n{i}' for i in range(len(args)))},)")
     lines.append(f"NUMPY_ARGS = {tuple(args)!r}")
+    return lines
+
+
+def _inv_freq_functions(printer) -> list[str]:
+    """RoPE's inv_freq(i) (formulas/rope.py, the one declaration) over numpy arrays of pairs i,
+    unscaled and under the scenario's scaling: INV_FREQ[scaled] = (function, its inputs)."""
+    from ledgerbuild.formulas.rope import inv_freq
+
+    i = sp.Symbol("i")
+    lines, entries = [], []
+    for scaled, expr in ((False, inv_freq(i, method=0, s=1)), (True, inv_freq(i))):
+        names = sorted(str(x) for x in expr.free_symbols if str(x) != "i")
+        lines.append(
+            f"def _inv_freq_{int(scaled)}(i, {', '.join(names)}):\n    return {printer.doprint(expr)}"
+        )
+        entries.append(f"{scaled}: (_inv_freq_{int(scaled)}, {tuple(names)!r})")
+    lines.append("INV_FREQ = {" + ", ".join(entries) + "}")
     return lines

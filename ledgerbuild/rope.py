@@ -6,13 +6,11 @@ a scenario, and say which pairs the scaling keeps, interpolates (wavelength x s)
 
 from __future__ import annotations
 
-import functools
 import math
 
-import sympy as sp
-
 from .errors import LedgerError
-from .evaluate import Evaluator, to_plain
+from .numeric import numeric_evaluator, numeric_ledger, numpy_ledger
+from .rules import to_plain
 
 METHODS = {0: "none", 1: "pi", 2: "ntk", 3: "yarn", 4: "llama3"}
 
@@ -29,7 +27,7 @@ def rope_sets(
     if factor is not None:
         out["rope_factor"] = repr(float(factor))
     if target_tokens is not None:
-        trained = Evaluator(out).evaluate(model_ref).inputs["rope_original_max_position"]
+        trained = numeric_evaluator(out).evaluate(model_ref).inputs["rope_original_max_position"]
         if target_tokens < 1 or trained <= 0:
             raise LedgerError(
                 f"--target-tokens {target_tokens}: needs a positive target and a "
@@ -37,17 +35,6 @@ def rope_sets(
             )
         out["rope_factor"] = repr(max(1.0, target_tokens / float(trained)))
     return out
-
-
-@functools.cache
-def _numpy_inv_freq(scaled: bool):
-    """inv_freq over numpy arrays of pairs: (function, its argument names), built once."""
-    from .formulas.rope import inv_freq
-
-    i = sp.Symbol("i")
-    expr = inv_freq(i) if scaled else inv_freq(i, method=0, s=1)
-    names = sorted(str(x) for x in expr.free_symbols if str(x) != "i")
-    return sp.lambdify([i, *[sp.Symbol(n) for n in names]], expr, "numpy"), names
 
 
 def wavelengths(result) -> tuple:
@@ -58,7 +45,8 @@ def wavelengths(result) -> tuple:
     pairs = np.arange(int(result.inputs["rope_dim"]) // 2, dtype=float)
     out = []
     for scaled in (False, True):
-        fn, names = _numpy_inv_freq(scaled)
+        numpy_ledger()  # binds numpy in the generated ledger
+        fn, names = numeric_ledger().INV_FREQ[scaled]
         with np.errstate(divide="ignore", invalid="ignore"):  # numpy evaluates every branch
             inv = np.asarray(fn(pairs, *[values[n] for n in names]), dtype=float)
         out.append(2 * np.pi / np.broadcast_to(inv, pairs.shape))
@@ -66,7 +54,7 @@ def wavelengths(result) -> tuple:
 
 
 def rope_report(model_ref: str, sets: dict) -> dict:
-    res = Evaluator(sets).evaluate(model_ref)
+    res = numeric_evaluator(sets).evaluate(model_ref)
     s = float(res.value("rope_factor_in_force"))
     pairs = []
     for k, was, now in zip(*wavelengths(res), strict=True):

@@ -3,7 +3,7 @@
 - For every catalog model in several scenarios, the numeric evaluation's JSON document equals
   the exact (sympy-declared, Fraction-evaluated) one exactly: same keys, same values, ints
   where exact values are whole.
-- `show`, `image`, `validate` (sweeps on the generated numpy functions) and `list` run
+- `show`, `image`, `rope`, `validate` (sweeps on the generated numpy functions) and `list` run
   without importing sympy once the generated ledger is cached, and regenerate it into a
   fresh cache when there is none.
 - Bad input gets the same one-line errors on both paths.
@@ -80,6 +80,7 @@ def test_show_and_list_do_not_import_sympy(tmp_path):
     commands = [
         ["show", "qwen2-vl-7b"],
         ["image", "qwen2-vl-7b", "--json"],
+        ["rope", "llama-3-8b", "--method", "yarn", "--target-tokens", "131072", "--json"],
         ["validate", "-o", str(tmp_path / "validation")],
         ["list", "quantities", "--json"],
     ]
