@@ -121,9 +121,9 @@ def sweep_benchmark() -> None:
     worst = 0.0
     for i in sample:
         exact = evaluate(
-            out["model"][i],
+            out["model_labels"][out["model"][i]],
             {
-                "gpu": out["gpu"][i],
+                "gpu": out["gpu_labels"][out["gpu"][i]],
                 "batch_size": str(int(out["batch_size"][i])),
                 "context_tokens": str(int(out["context_tokens"][i])),
             },

@@ -150,11 +150,26 @@ def generate_source(digest: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+class _BroadcastPrinter(NumPyPrinter):
+    """NumPy's printer with And / Or folded pairwise, so operands of different shapes (a
+    scalar and a GPU axis) broadcast; numpy.logical_and.reduce needs equal shapes."""
+
+    def _print_And(self, expr):
+        return self._fold("numpy.logical_and", expr)
+
+    def _print_Or(self, expr):
+        return self._fold("numpy.logical_or", expr)
+
+    def _fold(self, function: str, expr) -> str:
+        args = ", ".join(self._print(a) for a in expr.args)
+        return f"functools.reduce({function}, [{args}])"
+
+
 def _numpy_functions(ledger) -> list[str]:
     """Each form as a numpy function of its inputs (sympy's own NumPy printer, as lambdify
     uses it), for sweeps; `numpy` and `functools` are bound by the caller (sweeps.py), so
     loading the module imports neither."""
-    printer = NumPyPrinter({"fully_qualified_modules": True, "inline": True})
+    printer = _BroadcastPrinter({"fully_qualified_modules": True, "inline": True})
     lines: list[str] = []
     args: list[tuple[str, ...]] = []
     for declared in ledger.forms.values():

@@ -102,6 +102,6 @@ def test_sweep_equals_the_exact_ledger_point_by_point():
     for quantity in ("tpot_s", "kv_bytes_at_context", "usd_per_million_output_tokens"):
         out = sweep(quantity, models, gpus, grid)
         for i in range(len(out[quantity])):
-            sets = {"gpu": out["gpu"][i], **{k: str(int(out[k][i])) for k in grid}}
-            want = float(Evaluator(sets).evaluate(out["model"][i]).value(quantity))
+            sets = {"gpu": out["gpu_labels"][out["gpu"][i]], **{k: str(int(out[k][i])) for k in grid}}
+            want = float(Evaluator(sets).evaluate(out["model_labels"][out["model"][i]]).value(quantity))
             assert math.isclose(out[quantity][i], want, rel_tol=1e-12), (quantity, i)
