@@ -13,6 +13,7 @@ rows at once in `sample_rejection_batch`.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -88,10 +89,13 @@ def sample_top_p_sorted(probs2d: np.ndarray, top_p: float, rng) -> np.ndarray:
 def sample_rejection_batch(probs2d: np.ndarray, top_p: float, rng) -> tuple[np.ndarray, float]:
     """(tokens, mean rounds): top-p by rejection for every row of a batch, no sorting.
 
-    Row by row, each round takes two passes over the row: the masked cumulative sum (the
-    draw is a binary search in it) and the mass of the tokens more likely than the drawn one.
+    Row by row, each round draws a token by inverse CDF over block sums (one read of the row,
+    then a cumulative sum inside one block of ~sqrt(V) tokens, instead of a cumulative sum
+    written over the whole row), and accepts it when the tokens more likely than it hold less
+    than top_p (a dot product of the row with their mask).
     """
     n, vocab = probs2d.shape
+    starts = np.arange(0, vocab, max(1, math.isqrt(vocab)))
     tokens = np.empty(n, dtype=np.int64)
     total_rounds = 0
     u = rng.random(n * 8)  # enough uniforms for all rows' rounds in the common case
@@ -102,12 +106,26 @@ def sample_rejection_batch(probs2d: np.ndarray, top_p: float, rng) -> tuple[np.n
             total_rounds += 1
             if used == len(u):
                 u, used = rng.random(n * 8), 0
-            cumulative = np.cumsum(row if pivot == 0.0 else np.where(row > pivot, row, 0.0))
-            j = min(int(np.searchsorted(cumulative, u[used] * cumulative[-1], side="right")), vocab - 1)
+            j = _draw(row if pivot == 0.0 else np.where(row > pivot, row, 0.0), u[used], starts)
             used += 1
             pj = row[j]
-            if np.add.reduce(row, where=row > pj) < top_p:
+            if np.dot(row, row > pj) < top_p:
                 tokens[r] = j
                 break
             pivot = pj
     return tokens, total_rounds / n
+
+
+def _draw(weights: np.ndarray, u: float, starts: np.ndarray) -> int:
+    """Inverse-CDF draw from a row of non-negative weights: the block whose cumulative mass
+    passes u x total (block sums), then the token inside it."""
+    block_sums = np.add.reduceat(weights, starts)
+    block_cum = np.cumsum(block_sums)
+    target = u * block_cum[-1]
+    b = min(int(np.searchsorted(block_cum, target, side="right")), len(starts) - 1)
+    end = starts[b + 1] if b + 1 < len(starts) else len(weights)
+    segment = weights[starts[b] : end]
+    k = int(np.searchsorted(np.cumsum(segment), target - (block_cum[b] - block_sums[b]), side="right"))
+    if k >= len(segment):  # rounding ran past the block's end: its last token with weight
+        k = int(np.flatnonzero(segment)[-1])
+    return int(starts[b]) + k
