@@ -27,6 +27,7 @@ from .rules import (  # noqa: F401  (re-exported: the writers import them from h
     gpu_count_text,
     parse_number,
     parse_sets,
+    result_json,
     time_model_text,
     to_plain,
 )
@@ -74,21 +75,7 @@ class Result:
         return load_formulas().topics
 
     def as_json(self) -> dict:
-        ledger = load_formulas()
-        return {
-            "model": self.model_id,
-            "scenario": {
-                **self.keys,
-                **{n: to_plain(v) for n, v in self.inputs.items() if ledger.inputs[n].kind != "model"},
-                "gpu_count": to_plain(self.value("gpu_count")),
-            },
-            "time_model": time_model_text(self.keys["time_model"], self.keys["gpu"]),
-            "serving_engine": catalog.row("engines", self.keys["serving_engine"]).description,
-            "units": "bytes, seconds, FLOP; GB = 1e9 bytes, GiB = 2^30 bytes",
-            "quantities": {
-                q.name: {"value": to_plain(self.values[q.name]), "unit": q.unit} for q in self.quantities
-            },
-        }
+        return result_json(self, {i.name for i in load_formulas().inputs_of("model")})
 
 
 class Evaluator:

@@ -34,8 +34,7 @@ from .rules import (
     check_consistency,
     check_range,
     parse_number,
-    time_model_text,
-    to_plain,
+    result_json,
 )
 from .variants import tags_for
 
@@ -168,20 +167,7 @@ class NumericResult:
         return self.values[name] if name in self.values else self.inputs[name]
 
     def as_json(self) -> dict:
-        return {
-            "model": self.model_id,
-            "scenario": {
-                **self.keys,
-                **{n: to_plain(v) for n, v in self.inputs.items() if self.input_kinds[n] != "model"},
-                "gpu_count": to_plain(self.value("gpu_count")),
-            },
-            "time_model": time_model_text(self.keys["time_model"], self.keys["gpu"]),
-            "serving_engine": catalog.row("engines", self.keys["serving_engine"]).description,
-            "units": "bytes, seconds, FLOP; GB = 1e9 bytes, GiB = 2^30 bytes",
-            "quantities": {
-                q.name: {"value": to_plain(self.values[q.name]), "unit": q.unit} for q in self.quantities
-            },
-        }
+        return result_json(self, {n for n, kind in self.input_kinds.items() if kind == "model"})
 
 
 class NumericEvaluator:

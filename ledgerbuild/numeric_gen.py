@@ -4,9 +4,10 @@ Scope: one module of source text holding every input's metadata, every quantity 
 metadata and a function per form, plus the expression defaults of scenario inputs. The
 functions do exact.py's arithmetic in source form: ints and Fractions (rationals as Fraction
 literals, powers through rules.exact_power), floats only where exact.py falls back to them
-(pi, a log, a fractional power), so their values equal the exact path's. numeric.py writes
-it to a cache keyed by a hash of the declarations and imports it, so the numeric commands
-run without sympy. Shortcut: regenerated whole whenever any declaring file changes.
+(pi, a log, a fractional power), so their values equal the exact path's; beside them a numpy
+function per form (sweeps) and RoPE's inv_freq over pairs (the rope command). numeric.py
+writes it to a cache keyed by a hash of the declaring files and loads it, so the numeric
+commands run without sympy. Shortcut: regenerated whole whenever any declaring file changes.
 """
 
 from __future__ import annotations
@@ -16,62 +17,8 @@ from fractions import Fraction
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
 
+from .compiled import python_source
 from .ledger import Input, load_formulas
-
-_RELATIONS = {
-    sp.Eq: "==",
-    sp.Ne: "!=",
-    sp.StrictLessThan: "<",
-    sp.LessThan: "<=",
-    sp.StrictGreaterThan: ">",
-    sp.GreaterThan: ">=",
-}
-
-
-def exact_source(expr) -> str:
-    """The expression as Python source over v['name'] with exact.py's semantics."""
-    if expr.is_Symbol:
-        return f"v[{expr.name!r}]"
-    if expr.is_Integer:
-        return repr(int(expr))
-    if expr.is_Rational:
-        return f"_F({int(expr.p)}, {int(expr.q)})"
-    if expr in (sp.true, sp.false):
-        return repr(bool(expr))
-    if expr is sp.pi:
-        return "_pi"
-    if isinstance(expr, sp.Piecewise):  # the first true condition wins; the rest unevaluated
-        *branches, (last, last_condition) = expr.args
-        out = (
-            exact_source(last)
-            if last_condition == sp.true
-            else f"({exact_source(last)} if {exact_source(last_condition)} else _none())"
-        )
-        for value, condition in reversed(branches):
-            out = f"({exact_source(value)} if {exact_source(condition)} else {out})"
-        return out
-    args = [exact_source(a) for a in expr.args]
-    if isinstance(expr, sp.Add):
-        return "(" + " + ".join(args) + ")"
-    if isinstance(expr, sp.Mul):
-        return "(" + " * ".join(args) + ")"
-    if isinstance(expr, sp.Pow):
-        return f"_pow({args[0]}, {args[1]})"
-    if isinstance(expr, (sp.Min, sp.Max)):
-        return f"{'min' if isinstance(expr, sp.Min) else 'max'}({', '.join(args)})"
-    if isinstance(expr, sp.log):
-        return f"_log(float({args[0]}))"
-    if isinstance(expr, sp.floor):
-        return f"_floor({args[0]})"
-    if isinstance(expr, sp.ceiling):
-        return f"_ceil({args[0]})"
-    if isinstance(expr, sp.And):
-        return "(" + " and ".join(args) + ")"
-    if isinstance(expr, sp.Or):
-        return "(" + " or ".join(args) + ")"
-    if type(expr) in _RELATIONS:
-        return f"({args[0]} {_RELATIONS[type(expr)]} {args[1]})"
-    raise TypeError(f"no exact source for {type(expr).__name__}: {expr}")
 
 
 def _number(value):
@@ -122,8 +69,6 @@ def generate_source(digest: str) -> str:
         "from fractions import Fraction as _F",
         "from math import ceil as _ceil, floor as _floor, log as _log, pi as _pi",
         "from ledgerbuild.rules import exact_power as _pow",
-        "def _none():",
-        "    raise StopIteration  # no Piecewise branch holds: as exact.py's next() does",
         f"HASH = {digest!r}",
         f"TOPICS = {ledger.topics!r}",
         f"INPUTS = { ({n: _input_record(i) for n, i in ledger.inputs.items()})!r}",
@@ -133,14 +78,14 @@ def generate_source(digest: str) -> str:
     for name, declared in ledger.forms.items():
         for q in declared:
             index = len(functions)
-            functions.append(f"def _q{index}(v):\n    return {exact_source(q.expr)}")
+            functions.append(f"def _q{index}(v):\n    return {python_source(q.expr, exact=True)}")
             forms.append((name, q.when, q.unit, q.description, q.source, q.topic, q.integer, index))
     lines.append(f"FORMS = {forms!r}")
     lines += functions
     lines.append(f"FUNCTIONS = ({', '.join(f'_q{i}' for i in range(len(functions)))},)")
     lines += _numpy_functions(ledger)
     defaults = {
-        n: exact_source(i.default)
+        n: python_source(i.default, exact=True)
         for n, i in ledger.inputs.items()
         if i.kind != "key" and isinstance(i.default, sp.Basic) and not i.default.is_Number
     }

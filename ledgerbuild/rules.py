@@ -145,3 +145,22 @@ def time_model_text(tm_id: str, gpu: str | None = None) -> str:
     """The time-model row in force (`calibrated@h100-sxm` where fitted) and what it says."""
     tm = catalog.row("time_models", catalog.row_id("time_models", tm_id, gpu))
     return f"{tm.id}: {tm.description}"
+
+
+def result_json(result, model_fields: set[str]) -> dict:
+    """The JSON document of an evaluated model (exact or numeric result alike); the scenario
+    lists every input that is not one of the model's fields."""
+    return {
+        "model": result.model_id,
+        "scenario": {
+            **result.keys,
+            **{n: to_plain(v) for n, v in result.inputs.items() if n not in model_fields},
+            "gpu_count": to_plain(result.value("gpu_count")),
+        },
+        "time_model": time_model_text(result.keys["time_model"], result.keys["gpu"]),
+        "serving_engine": catalog.row("engines", result.keys["serving_engine"]).description,
+        "units": "bytes, seconds, FLOP; GB = 1e9 bytes, GiB = 2^30 bytes",
+        "quantities": {
+            q.name: {"value": to_plain(result.values[q.name]), "unit": q.unit} for q in result.quantities
+        },
+    }
