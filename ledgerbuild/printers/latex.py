@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 import sympy as sp
 
@@ -47,12 +47,23 @@ _TYPOGRAPHY = {
 }
 
 
+_SETTABLE = re.compile(r"[ -~\xa0-\xff]*")  # printable ASCII and Latin-1: no transliteration
+
+
 def tex_escape(text) -> str:
     """A catalog string as inert LaTeX text: no command, group or special character survives;
     whitespace runs (blank lines would end a paragraph inside a heading) become one space;
     control characters and characters pdflatex cannot set (non-Latin scripts: T1 fonts, no
-    Unicode engine assumed) are transliterated to [U+XXXX]."""
-    plain = " ".join(str(text).split())
+    Unicode engine assumed) are transliterated to [U+XXXX]. Remembered per string (a
+    document set repeats its descriptions and sources)."""
+    return _tex_escape(str(text))
+
+
+@lru_cache(maxsize=65536)
+def _tex_escape(text: str) -> str:
+    plain = " ".join(text.split())
+    if _SETTABLE.fullmatch(plain):  # the common case: only the specials to escape
+        return _ESCAPE_RE.sub(lambda m: _ESCAPES[m.group()], plain)
     out = []
     for ch in plain:
         if ch in _ESCAPES:

@@ -9,6 +9,7 @@ fragment, and every catalog string through `tex_escape`. Files are written atomi
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -53,8 +54,13 @@ def md_escape(text) -> str:
     """A catalog string as inert Markdown text: one line (whitespace runs, blank lines
     included, become one space; control characters shown escaped), every character that
     could start a link, image, heading, emphasis, code, math, HTML or a table cell
-    backslash-escaped, & as an entity."""
-    plain = one_line(" ".join(str(text).split()), limit=2000)
+    backslash-escaped, & as an entity. Remembered per string."""
+    return _md_escape(str(text))
+
+
+@functools.lru_cache(maxsize=65536)
+def _md_escape(text: str) -> str:
+    plain = one_line(" ".join(text.split()), limit=2000)
     return _MD_SPECIAL.sub(r"\\\1", plain.replace("&", "&amp;"))
 
 
@@ -82,12 +88,12 @@ def environment(fmt: str, folder: Path | None) -> jinja2.Environment:
             )
         roots.insert(0, folder)
     loader = jinja2.FileSystemLoader([str(r) for r in roots])
+    # a user's templates run sandboxed (no attribute access to os, files or subprocesses); the
+    # shipped ones are the package's own code and run without the sandbox's per-access checks
+    cls = SandboxedEnvironment if folder is not None else jinja2.Environment
+    options: dict = {"autoescape": False, "undefined": jinja2.StrictUndefined, "keep_trailing_newline": True}
     if fmt == "tex":  # LaTeX braces and percent signs clash with jinja's defaults
-        env = SandboxedEnvironment(
-            loader=loader,
-            autoescape=False,
-            undefined=jinja2.StrictUndefined,
-            keep_trailing_newline=True,
+        options.update(
             block_start_string="<%",
             block_end_string="%>",
             variable_start_string="<<",
@@ -95,10 +101,7 @@ def environment(fmt: str, folder: Path | None) -> jinja2.Environment:
             comment_start_string="<#",
             comment_end_string="#>",
         )
-    else:  # user templates run sandboxed: no attribute access to os, files or subprocesses
-        env = SandboxedEnvironment(
-            loader=loader, autoescape=False, undefined=jinja2.StrictUndefined, keep_trailing_newline=True
-        )
+    env = cls(loader=loader, **options)
     env.filters["esc"] = md_escape if fmt == "md" else tex_escape
     env.filters["label"] = label
     return env
