@@ -1,10 +1,12 @@
-"""Evaluation: the ledger's numbers for one model and scenario; vectorised sweeps.
+"""Evaluation: the ledger's exact numbers for one model and scenario, as sympy values.
 
-Scope: resolve a scenario (defaults, catalog lookups, `--set` overrides), validate model
-fields against their declared ranges, and evaluate every quantity of the model's variant in
-exact sympy arithmetic (decimal inputs become exact rationals, so counts are exact
-integers). `sweep` lambdifies a fully inlined quantity for numpy arrays.
-Shortcut: a `--set` on a quantity name replaces that quantity's value (a what-if).
+Scope: the scenario is resolved by the numeric path's rules (numeric.py: defaults, catalog
+lookups, `--set` overrides, the model's fields range- and consistency-checked, as exact
+ints and Fractions), then every quantity of the model's variant is evaluated in exact
+arithmetic (decimal inputs are exact rationals, so counts are exact integers) and kept as
+sympy numbers for the derivations and the workbook; `evaluate_floats` is the compiled float
+path for cached values. Shortcut: a `--set` on a quantity name replaces that quantity's value
+(a what-if).
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ import sympy as sp
 
 from . import catalog
 from .compiled import evaluator_for
-from .errors import LedgerError, close_matches
+from .errors import LedgerError
 from .exact import compile_exact, to_fraction, to_sympy
-from .ledger import Input, Ledger, Quantity, load_formulas
+from .ledger import Ledger, Quantity, load_formulas
+from .numeric import NumericEvaluator
 from .rules import (  # noqa: F401  (re-exported: the writers import them from here)
     DRAFT_MODEL,
     SET_ALIASES,
@@ -33,27 +36,9 @@ from .rules import (  # noqa: F401  (re-exported: the writers import them from h
 )
 
 
-def exact(value) -> sp.Expr:
-    """A catalog or user number as an exact sympy number."""
-    if isinstance(value, bool):
-        return sp.Integer(int(value))
-    if isinstance(value, int):
-        return sp.Integer(value)
-    if isinstance(value, float):
-        return sp.Rational(repr(value))
-    return sp.Rational(str(value))
-
-
 def _number(name: str, text) -> sp.Expr:
     """A --set value as an exact sympy number (rules.parse_number)."""
-    value = parse_number(name, text)
-    return sp.Rational(value.numerator, value.denominator)
-
-
-def _check_range(inp: Input, value: sp.Expr, where: str) -> None:
-    lo = None if inp.lo is None else exact(inp.lo)
-    hi = None if inp.hi is None else exact(inp.hi)
-    check_range(inp.name, lo, hi, inp.integer, inp.hi_open, value, where)
+    return to_sympy(parse_number(name, text))
 
 
 @dataclass
@@ -87,52 +72,15 @@ class Evaluator:
         self.draft_model = self.sets.pop(DRAFT_MODEL, None)
         self._scenario: tuple[dict, dict] | None = None
         self._scenario_floats: dict | None = None
-        known = self.ledger.known_names()
-        for name, value in self.sets.items():
-            if name not in known:
-                raise LedgerError(f"--set {name}: unknown name{close_matches(name, known, 'quantities')}")
-            inp = self.ledger.inputs.get(name)
-            if inp is not None and inp.kind == "constant":
-                raise LedgerError(f"--set {name}: a constant ({inp.description}) is not set")
-            if inp is None or inp.kind != "key":  # a number, whether or not the model uses it
-                _number(name, value)
+        # the scenario's rules are stated once, on the numeric path (numeric.py): --set names
+        # and values checked there, keys, lookups and fields resolved there, as exact numbers
+        self.numbers = NumericEvaluator(self.sets)
 
     def keys(self) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for inp in self.ledger.inputs_of("key"):
-            default = inp.default
-            if isinstance(default, sp.Symbol):  # a key that follows another (weight_dtype)
-                default = out[default.name]
-            choice = str(self.sets.get(inp.name, default))
-            assert inp.table is not None
-            if inp.table == "gpus":
-                choice = catalog.load_gpu(choice)
-            elif inp.table == "time_models":
-                choice = catalog.load_time_model(choice)
-            catalog.row(inp.table, choice)
-            out[inp.name] = choice
-        return out
+        return self.numbers.keys()
 
     def scenario_values(self, keys: dict) -> dict[str, sp.Expr]:
-        values: dict[str, sp.Expr] = {}
-        deferred = []
-        for inp in self.ledger.inputs.values():
-            if inp.kind in ("model", "key"):
-                continue
-            if inp.name in self.sets:
-                values[inp.name] = _number(inp.name, self.sets[inp.name])
-                _check_range(inp, values[inp.name], "--set")
-            elif inp.kind == "lookup":
-                values[inp.name] = lookup(inp, keys)
-            elif isinstance(inp.default, sp.Basic):
-                deferred.append(inp)
-            else:
-                values[inp.name] = exact(inp.default)
-        subs = {sp.Symbol(k): v for k, v in values.items()}
-        for inp in deferred:
-            assert isinstance(inp.default, sp.Basic)
-            values[inp.name] = inp.default.xreplace(subs)
-        return values
+        return {k: to_sympy(v) for k, v in self.numbers.scenario_values(keys).items()}
 
     def model_values(self, fields: dict, where: str) -> dict[str, sp.Expr]:
         """The model's fields as exact numbers, range- and consistency-checked (remembered per
@@ -153,31 +101,23 @@ class Evaluator:
         return dict(_MODEL_VALUES[key])
 
     def _model_values(self, fields: dict, where: str) -> dict[str, sp.Expr]:
-        values = {}
-        for inp in self.ledger.inputs_of("model"):
-            if inp.name in self.sets:
-                raw, src = self.sets[inp.name], "--set"
-                values[inp.name] = _number(inp.name, raw)
-            else:
-                raw, src = fields.get(inp.name, inp.default), where
-                if raw is None:
-                    raise LedgerError(f"{where}: field {inp.name}: missing")
-                values[inp.name] = exact(raw)
-            _check_range(inp, values[inp.name], src)
-        check_consistency(values, where)
-        return values
+        return {k: to_sympy(v) for k, v in self.numbers.model_values(fields, where).items()}
 
     def evaluate(self, model_ref: str) -> Result:
         """A model by catalog id, model YAML path or HF config.json path."""
         return self.evaluate_entry(*catalog.load_model(model_ref))
 
-    def inputs_for(self, entry, fields: dict) -> tuple[dict, dict, frozenset]:
-        """(keys, every input's exact value, variant tags) for a model under the scenario
-        (the scenario's part resolved once per evaluator)."""
+    def scenario(self) -> tuple[dict, dict]:
+        """(keys, the scenario's exact input values), resolved once per evaluator."""
         if self._scenario is None:
             keys = self.keys()
             self._scenario = keys, self.scenario_values(keys)
-        keys, scenario = self._scenario
+        return self._scenario
+
+    def inputs_for(self, entry, fields: dict) -> tuple[dict, dict, frozenset]:
+        """(keys, every input's exact value, variant tags) for a model under the scenario
+        (the scenario's part resolved once per evaluator)."""
+        keys, scenario = self.scenario()
         inputs = {**self.model_values(fields, entry.where), **scenario}
         check_combination(inputs, entry.where)
         tags = self.ledger.tags_for({k: int(v) if v.is_Integer else v for k, v in inputs.items()})
@@ -192,11 +132,8 @@ class Evaluator:
             numbers = {k: int(v) if v.is_Integer else float(v) for k, v in model.items()}
             _MODEL_FLOATS[key] = numbers, self.ledger.tags_for(numbers)
         if self._scenario_floats is None:
-            if self._scenario is None:
-                keys = self.keys()
-                self._scenario = keys, self.scenario_values(keys)
             self._scenario_floats = {
-                k: int(v) if v.is_Integer else float(v) for k, v in self._scenario[1].items()
+                k: int(v) if v.is_Integer else float(v) for k, v in self.scenario()[1].items()
             }
         numbers, tags = _MODEL_FLOATS[key]
         env = {**numbers, **self._scenario_floats}
@@ -268,21 +205,6 @@ def _exact_form(q: Quantity):
     if id(q) not in _EXACT:
         _EXACT[id(q)] = compile_exact(q.expr)
     return _EXACT[id(q)]
-
-
-def lookup(inp: Input, keys: dict) -> sp.Expr:
-    """A lookup input's value at the row its key (and qualifier) name in `keys`."""
-    assert inp.table and inp.key and inp.column, inp.name
-    qualifier = keys.get(inp.qualifier) if inp.qualifier else None
-    row = catalog.row(inp.table, catalog.row_id(inp.table, keys[inp.key], qualifier))
-    return exact(getattr(row, inp.column)) * scale_of(inp)
-
-
-def scale_of(inp: Input) -> sp.Expr:
-    """A lookup's unit conversion as an exact number (a named constant, or 1)."""
-    if isinstance(inp.scale, sp.Symbol):
-        return exact(load_formulas().inputs[inp.scale.name].default)
-    return exact(inp.scale)
 
 
 def _as_numbers(result: Result) -> dict:

@@ -123,7 +123,7 @@ class Form:
 
 
 def _exact(value) -> Fraction:
-    """A catalog number exactly (a float by its shortest repr, as evaluate.exact reads it)."""
+    """A catalog number exactly (a float by its shortest repr: 3.35 is 335/100)."""
     if isinstance(value, bool):
         return Fraction(int(value))
     return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)

@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from hf_oracle import causal_lm
+from hf_oracle import TINY_LLAMA, causal_lm
 from ledgerbuild import catalog
 from ledgerbuild.evaluate import evaluate
 from ledgerbuild.sim.numerics import round_to
@@ -68,17 +68,7 @@ def test_lora_params_equal_peft(model_id):
     assert evaluate(model_id, {"lora_rank": "16"}).value("lora_params") == trainable
 
 
-TINY = dict(
-    model_type="llama",
-    architectures=["LlamaForCausalLM"],
-    hidden_size=64,
-    num_hidden_layers=2,
-    num_attention_heads=4,
-    num_key_value_heads=2,
-    head_dim=16,
-    intermediate_size=96,
-    vocab_size=101,
-)
+TINY = TINY_LLAMA
 SEQ = 12
 
 

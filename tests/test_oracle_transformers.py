@@ -16,7 +16,7 @@ import pytest
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from hf_oracle import causal_lm, count_params
+from hf_oracle import TINY_LLAMA, causal_lm, count_params
 from ledgerbuild import catalog
 from ledgerbuild.evaluate import evaluate
 
@@ -30,18 +30,7 @@ def test_params_total_equals_transformers_meta_model(model_id):
 
 
 TINY = {
-    "llama": dict(
-        model_type="llama",
-        architectures=["LlamaForCausalLM"],
-        hidden_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        head_dim=16,
-        intermediate_size=96,
-        vocab_size=101,
-        attention_bias=True,
-    ),
+    "llama": {**TINY_LLAMA, "attention_bias": True},
     "qwen2": dict(
         model_type="qwen2",
         architectures=["Qwen2ForCausalLM"],
