@@ -19,6 +19,11 @@ class NameTemplate:
         placeholders = {s: f"{_MARK}{s.name}{_MARK}" for s in expr.free_symbols}
         self._parts = print_fn(expr, placeholders).split(_MARK)  # odd positions: symbol names
 
+    @property
+    def parts(self) -> list[str]:
+        """Literal text at even positions, symbol names at odd ones."""
+        return self._parts
+
     def fill(self, name_of: Callable[[str], str] | dict) -> str:
         names: dict = name_of if isinstance(name_of, dict) else {}
         lookup = (lambda p: str(names.get(p, p))) if isinstance(name_of, dict) else name_of

@@ -8,24 +8,23 @@ interrupted run leaves the previous workbook intact.
 
 from __future__ import annotations
 
-import functools
 import glob
 import os
+import sys
 from pathlib import Path
-
-from xlsxwriter.utility import xl_cell_to_rowcol
 
 from .. import catalog
 from ..errors import LedgerError, close_matches
 from ..evaluate import Evaluator
 from ..files import atomic_save
 from .xlsx_book import Book
-from .xlsx_compare import write_compare, write_compare_calc, write_sweeps
+from .xlsx_compare import compare_calc_sheet, write_compare, write_sweeps
 from .xlsx_layout import check_cell
-from .xlsx_models import Cell, write_model_sheet, write_models_table
-from .xlsx_scenarios import write_scenarios
+from .xlsx_models import Cell, write_models_table
+from .xlsx_scenarios import write_scenario_choices, write_scenarios
 from .xlsx_tables import TABLE_SHEETS, write_about, write_inputs, write_table
 from .xlsx_views import names_in, sheet_titles, write_summary
+from .xlsx_workers import Cacher, Job, run
 
 
 def select(spec: str, valid: dict, what: str) -> list[str]:
@@ -77,89 +76,102 @@ SWEEP_DEFAULT = "llama-3-8b"  # the lecture's running example
 
 
 def build_workbook(
-    model_spec: str, gpu_spec: str, sets: dict, progress: bool = False, sweep_model: str | None = None
+    model_spec: str,
+    gpu_spec: str,
+    sets: dict,
+    progress: bool = False,
+    sweep_model: str | None = None,
+    manifest: bool = True,
+    workers: int | None = None,
 ):
-    """(workbook, manifest of formula cells, model results)."""
+    """(workbook, manifest of formula cells (empty unless `manifest`), model results)."""
     evaluator = Evaluator(sets)
     ledger = evaluator.ledger
     model_ids = select(model_spec, catalog.models(), "models")
     gpu_ids = [catalog.load_gpu(g) for g in select(gpu_spec, catalog.gpus(), "gpus")]
-    entries = [catalog.load_model(m) for m in model_ids]
+    entries = [catalog.load_model(m) for m in _progress(model_ids, progress, "reading models")]
     results = [evaluator.evaluate_entry(*e) for e in _progress(entries, progress, "evaluating")]
     if len({r.model_id for r in results}) != len(results):
         raise LedgerError("--models: the same model is selected twice")
     if evaluator.keys()["gpu"] not in gpu_ids:
         gpu_ids.insert(0, evaluator.keys()["gpu"])
-    wb = Book()
-    cells: list[Cell] = []
-    write_about(wb, model_ids, results[0])
-    rows = {"gpus": [catalog.gpus()[g] for g in gpu_ids]}
-    for t in ("dtypes", "workloads", "time_models", "engines", "training_recipes", "rope_methods"):
-        rows[t] = list(catalog.table(t).values())
-    write_inputs(wb, ledger, results[0], set(evaluator.sets))
-    fixed = [
-        "About",
-        "Inputs",
-        "Summary",
-        "Compare",
-        "Scenarios",
-        "Sweeps",
-        "SweepsCalc",
-        "ScenariosCalc",
-        "CompareCalc",
-        "Models",
-        *TABLE_SHEETS.values(),
-    ]
-    titles = sheet_titles([r.model_id for r in results], set(fixed))
-    names_for = names_in(titles)
-    write_summary(wb, ledger, results, names_for, cells)
     by_id = {r.model_id: r for r in results}
     sweep_id = sweep_model or (SWEEP_DEFAULT if SWEEP_DEFAULT in by_id else results[0].model_id)
     if sweep_id not in by_id:
         raise LedgerError(
             f"--sweep-model {sweep_id!r} is not among the selected models; valid: {', '.join(by_id)}"
         )
+    wb = Book()
+    cells: list[Cell] = []
+    write_about(wb, model_ids, results[0])
+    write_inputs(wb, ledger, results[0], set(evaluator.sets))
+    titles = sheet_titles([r.model_id for r in results], set(FIXED_SHEETS))
+    names_for = names_in(titles)
+    write_summary(wb, ledger, results, names_for, cells)
     write_sweeps(wb, ledger, by_id[sweep_id], names_for(ledger, by_id[sweep_id]), cells)
-    for res in _progress(results, progress, "writing sheets"):
-        write_model_sheet(wb, ledger, res, titles[res.model_id], cells)
-    write_scenarios(wb, ledger, results, names_for, cells)
-    where = write_compare_calc(wb, ledger, results, gpu_ids, names_for, cells)
-    write_compare(wb, ledger, results, gpu_ids, where, cells)
+    scenarios, scenarios_calc, choice_rows = write_scenario_choices(wb, ledger, results[0])
+    job = Job(
+        book=wb,
+        ledger=ledger,
+        results=results,
+        entries={r.model_id: e for r, e in zip(results, entries, strict=True)},
+        sets=sets,
+        titles=titles,
+        names_for=names_for,
+        gpus=gpu_ids,
+        choice_rows=choice_rows,
+        compare=compare_calc_sheet(wb, gpu_ids),
+        scenarios=scenarios_calc,
+        first_block=wb.reserve_blocks(len(results)),
+        manifest=manifest,
+    )
+    if progress:
+        print(f"writing {len(results)} model sheets and their workings", file=sys.stderr)
+    model_part, second_half, compare_part, scenario_part = run(job, workers)
+    models_at = wb.sheetnames.index("ScenariosCalc")  # the model sheets before the workings
+    for i, sheet in enumerate(model_part.sheets + second_half.sheets):
+        wb.add_sheet(sheet, models_at + i)
+    _replace(wb, compare_part.sheets[0])
+    _replace(wb, scenario_part.sheets[0])
+    for part in (model_part, second_half, compare_part, scenario_part):
+        cells += part.cells
+    write_scenarios(wb, scenarios, ledger, results, scenario_part.where, cells)
+    write_compare(wb, ledger, results, gpu_ids, compare_part.where, cells)
     write_models_table(wb, ledger, results)
+    rows = {"gpus": [catalog.gpus()[g] for g in gpu_ids]}
+    for t in ("dtypes", "workloads", "time_models", "engines", "training_recipes", "rope_methods"):
+        rows[t] = list(catalog.table(t).values())
     for t, r in rows.items():
         write_table(wb, t, r)
+    held = [c for c in cells if c.sheet in VIEW_SHEETS]
+    cacher = Cacher(sets, job.entries)
     for ws in wb.worksheets:
-        if ws.title not in ("About", *TABLE_SHEETS.values()):
+        if ws.title in VIEW_SHEETS:
+            cacher.fill(ws, [c for c in held if c.sheet == ws.title])
+        if ws.title not in ("About", *TABLE_SHEETS.values()) and not ws.checked:
             check_cell(ws)
-    cache_values(wb, cells, sets, {r.model_id: e for r, e in zip(results, entries, strict=True)})
     return wb, cells, results
 
 
-def cache_values(wb: Book, cells: list[Cell], sets: dict, entries: dict) -> None:
-    """Store beside each formula the ledger's value for the scenario the workbook was built
-    with (a cell's own --set variant on top of the user's): what viewers that do not
-    recalculate show. "does not fit" where the cell's guard is 0."""
-    values: dict[tuple, dict] = {}
-    evaluators: dict[tuple, Evaluator] = {}
-    sheets = {ws.title: ws for ws in wb.worksheets}
-    for cell in cells:
-        key = (cell.model, cell.sets)
-        if key not in values:
-            if cell.sets not in evaluators:
-                evaluators[cell.sets] = Evaluator({**sets, **dict(cell.sets)})
-            values[key] = evaluators[cell.sets].evaluate_floats(*entries[cell.model])
-        found = values[key]
-        target = sheets[cell.sheet].cells[_row_col(cell.coord)]
-        if cell.guard and found[cell.guard] == 0:
-            target.cached = "does not fit"
-        else:
-            target.cached = found[cell.quantity] * cell.scale
+FIXED_SHEETS = [
+    "About",
+    "Inputs",
+    "Summary",
+    "Compare",
+    "Scenarios",
+    "Sweeps",
+    "SweepsCalc",
+    "ScenariosCalc",
+    "CompareCalc",
+    "Models",
+    *TABLE_SHEETS.values(),
+]
+VIEW_SHEETS = ("Summary", "Compare", "Scenarios", "Sweeps", "SweepsCalc")  # held in memory
 
 
-@functools.cache
-def _row_col(coord: str) -> tuple[int, int]:
-    row, col = xl_cell_to_rowcol(coord)
-    return row + 1, col + 1
+def _replace(wb: Book, sheet) -> None:
+    """A sheet a worker finished, in place of the parent's copy."""
+    wb.worksheets[wb.sheetnames.index(sheet.title)] = sheet
 
 
 def save_atomically(wb, path: Path) -> None:
@@ -177,12 +189,12 @@ def write_workbook(
     """Build and save the workbook; return the one-line summary."""
     output = Path(output)
     check_output(output)
-    wb = build_workbook(model_spec, gpu_spec, sets, progress, sweep_model)[0]  # manifest freed
+    wb = build_workbook(model_spec, gpu_spec, sets, progress, sweep_model, manifest=False)[0]
     try:
         save_atomically(wb, output)
     except OSError as e:
         raise LedgerError(f"{output}: cannot write ({e.strerror})") from None
-    formulas = sum(1 for ws in wb.worksheets for _ in ws.formulas())
+    formulas = sum(ws.formula_count for ws in wb.worksheets)
     return (
         f"wrote {output}: {len(wb.sheetnames)} sheets, {formulas:,} formula cells, "
         f"{output.stat().st_size / 1e6:.2f} MB"

@@ -7,21 +7,32 @@ XlsxWriter: it stores a cached value beside each formula (`write_formula(..., va
 file previews, Protected View, mobile viewers and `pandas.read_excel` show numbers while Excel
 and LibreOffice still recalculate; openpyxl cannot, and XlsxWriter writes the file about
 three times faster. openpyxl stays for reading workbooks back in tests.
-Shortcut: cells are kept in a dict and written in one pass at save (no streaming); the cell
-XML is written by SheetData, not cell by cell through XlsxWriter's table (which would hold
-every cell a second time and costs ~10 us a cell): formulas are written as they are (ours use
-only Excel 2007 functions, so none needs XlsxWriter's _xlfn. search of 30 patterns).
+Shortcuts: the cell XML is written by us, not cell by cell through XlsxWriter's table (which
+would hold every cell a second time and costs ~10 us a cell): formulas are written as they
+are (ours use only Excel 2007 functions, so none needs XlsxWriter's _xlfn. search of 30
+patterns). A sheet can `flush()` its rows to a scratch file as soon as they are final (a
+1,000-model workbook never holds its 3.5 M cells at once); rows are rendered with the book's
+style and shared-string indices, so a worker process (`freeze()`: nothing new registered)
+writes a text it has no shared index for as an inline string. Notes are rendered by
+xlsx_notes.py.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+import os
+import shutil
+import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
 import xlsxwriter
+from xlsxwriter.packager import Packager
 from xlsxwriter.utility import xl_cell_to_rowcol, xl_col_to_name, xl_rowcol_to_cell
 from xlsxwriter.worksheet import Worksheet
+
+from . import xlsx_notes
 
 NO_VALUE = object()  # a formula whose cached value is not known yet
 
@@ -57,8 +68,9 @@ class Table:
 
 
 class Sheet:
-    def __init__(self, title: str) -> None:
+    def __init__(self, title: str, block: int = 0) -> None:
         self.title = title
+        self.block = block  # the sheet's VML block for its notes (xlsx_notes.py)
         self.cells: dict[tuple[int, int], XCell] = {}
         self.col_widths: dict[int, float] = {}
         self.row_heights: dict[int, float] = {}
@@ -69,38 +81,123 @@ class Sheet:
         self.charts: list[Chart] = []
         self.tables: list[Table] = []
         self.page: dict[str, Any] = {}
+        self.chunks: list[tuple[int, int, str]] = []  # (first row, last row, file) of flushed rows
+        self.notes: list[tuple[int, int, str]] = []  # flushed notes (row, column, text)
+        self.note_files: tuple[str, str] | None = None  # rendered comments and VML parts
+        self.shared_uses = 0  # shared-string references in flushed rows
+        self.checked = False  # its check cell is written
+        self.flushed_formulas = 0
+        self._file = ""  # the scratch file flushes append to
+        self._max_row = self._max_col = 1
 
     @property
     def max_row(self) -> int:
-        return max((r for r, _ in self.cells), default=1)
+        return self._max_row
 
     @property
     def max_column(self) -> int:
-        return max((c for _, c in self.cells), default=1)
+        return self._max_col
 
     def set(self, row: int, col: int, value, kind: str, style: dict) -> XCell:
         cell = XCell(value, kind, style)
         self.cells[row, col] = cell
+        if row > self._max_row:
+            self._max_row = row
+        if col > self._max_col:
+            self._max_col = col
         return cell
 
     def restyle(self, row: int, col: int, **props) -> None:
-        cell = self.cells.setdefault((row, col), XCell("", "s"))
+        cell = self.cells.get((row, col)) or self.set(row, col, "", "s", {})
         cell.style = {**cell.style, **props}
 
-    def formulas(self):
-        """(row, column, cell) of every formula cell."""
-        return ((r, c, cell) for (r, c), cell in self.cells.items() if cell.kind == "f")
+    @property
+    def formula_count(self) -> int:
+        return self.flushed_formulas + sum(1 for cell in self.cells.values() if cell.kind == "f")
+
+    def flush(self, book: Book, from_row: int = 1) -> None:
+        """Render the held rows from `from_row` down to a scratch file and drop them."""
+        rows = [key for key in self.cells if key[0] >= from_row]
+        if not rows:
+            return
+        first, last = min(r for r, _ in rows), max(r for r, _ in rows)
+        if self.chunks and first <= self.chunks[-1][1]:
+            raise ValueError(f"{self.title}: row {first} written after row {self.chunks[-1][1]} was flushed")
+        cells = {key: self.cells.pop(key) for key in sorted(rows)}
+        self.flushed_formulas += sum(1 for cell in cells.values() if cell.kind == "f")
+        self.notes += [(r, c, cell.note) for (r, c), cell in cells.items() if cell.note]
+        heights = {r: h for r, h in self.row_heights.items() if first <= r <= last}
+        if self.chunks and self.chunks[-1][2] == self._file:  # appended to the sheet's file
+            path, first = self._file, self.chunks.pop()[0]
+        else:
+            path = self._file = book.scratch_file()
+        with open(path, "a", encoding="utf-8") as out:
+            self.shared_uses += render_rows(out.write, cells, heights, book)
+        self.chunks.append((first, last, path))
+
+    def seal(self, book: Book) -> None:
+        """Render the rows still held: those above the flushed ones into a first file, those
+        below into a last (before the save: shared strings are final when it starts)."""
+        if not self.chunks:
+            self.flush(book)
+            return
+        first, last = self.chunks[0][0], self.chunks[-1][1]
+        if any(first <= r <= last for r, _ in self.cells):
+            raise ValueError(f"{self.title}: a cell was written inside rows already flushed")
+        self.flush(book, last + 1)
+        chunks, self.chunks, self._file = self.chunks, [], ""
+        self.flush(book)
+        self.chunks += chunks
+
+    def finish(self, book: Book) -> None:
+        """Flush every row and render the notes: the sheet is final (a worker's last step)."""
+        self.flush(book)
+        self.render_notes(book)
+
+    def render_notes(self, book: Book) -> None:
+        self.notes += [(r, c, cell.note) for (r, c), cell in sorted(self.cells.items()) if cell.note]
+        for cell in self.cells.values():
+            cell.note = None
+        if not self.notes:
+            return
+        self.notes.sort()
+        paths = book.scratch_file(), book.scratch_file()
+        for path, text in zip(
+            paths, xlsx_notes.render(self.notes, self.block, self.col_widths, self.row_heights), strict=True
+        ):
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(text)
+        self.note_files, self.notes = paths, []
 
 
 class Book:
     def __init__(self) -> None:
         self.worksheets: list[Sheet] = []
         self.names: dict[str, str] = {}  # workbook-scoped defined names -> reference
+        self.xw = _Workbook(
+            None, {"strings_to_numbers": False, "strings_to_formulas": False, "strings_to_urls": False}
+        )
+        self.frozen = False  # a worker: styles and shared strings are the parent's, read-only
+        self._formats: dict[tuple, Any] = {}
+        self._style_ids: dict[int, tuple[int, dict]] = {}  # id(style dict) -> (xf index, the dict)
+        self._scratch = tempfile.TemporaryDirectory(prefix="ledgerbuild-")
+        self._blocks = 0
 
     def create_sheet(self, title: str, index: int | None = None) -> Sheet:
-        sheet = Sheet(title)
+        self._blocks += 1
+        sheet = Sheet(title, self._blocks)
         self.worksheets.insert(len(self.worksheets) if index is None else index, sheet)
         return sheet
+
+    def add_sheet(self, sheet: Sheet, index: int | None = None) -> None:
+        """A sheet a worker built (its rows flushed into this book's scratch folder)."""
+        self.worksheets.insert(len(self.worksheets) if index is None else index, sheet)
+
+    def reserve_blocks(self, count: int) -> int:
+        """VML blocks for sheets a worker will create; returns the first."""
+        first = self._blocks + 1
+        self._blocks += count
+        return first
 
     @property
     def sheetnames(self) -> list[str]:
@@ -109,8 +206,47 @@ class Book:
     def __getitem__(self, title: str) -> Sheet:
         return next(s for s in self.worksheets if s.title == title)
 
+    def scratch_file(self) -> str:
+        fd, path = tempfile.mkstemp(suffix=".xml", dir=self._scratch.name)
+        os.close(fd)
+        return path
+
+    def style_index(self, style: dict) -> int:
+        """The style's xf index (0: the default), registered on first use."""
+        if not style:
+            return 0
+        found = self._style_ids.get(id(style))
+        if found is None:
+            key = tuple(sorted(style.items()))
+            if key not in self._formats:
+                if self.frozen:
+                    raise RuntimeError(f"style {style} not registered before the workers started")
+                self._formats[key] = self.xw.add_format(style)
+            found = self._style_ids[id(style)] = (self._formats[key]._get_xf_index(), style)
+        return found[0]
+
+    def format_of(self, style: dict):
+        self.style_index(style)
+        return self._formats[tuple(sorted(style.items()))] if style else None
+
+    def string_index(self, text: str) -> int | None:
+        """The shared-string index of `text`; None in a worker for a text the parent never
+        registered (written inline)."""
+        table = self.xw.str_table
+        index = table.string_table.get(text)
+        if index is None and not self.frozen:
+            index = table.string_table[text] = table.unique_count
+            table.unique_count += 1
+        return index
+
+    def freeze(self) -> None:
+        self.frozen = True
+
     def save(self, path: str) -> None:
-        save(self, path)
+        try:
+            save(self, path)
+        finally:
+            self._scratch.cleanup()
 
 
 def coordinate(row: int, col: int) -> str:
@@ -119,7 +255,17 @@ def coordinate(row: int, col: int) -> str:
 
 
 def column_letter(col: int) -> str:
-    return xl_col_to_name(col - 1)
+    return _COLUMNS[col] if col < len(_COLUMNS) else xl_col_to_name(col - 1)
+
+
+_COLUMNS = [""] + [xl_col_to_name(c) for c in range(702)]  # A..ZZ
+
+
+@functools.cache
+def row_col(coord: str) -> tuple[int, int]:
+    """'B7' -> (7, 2) (1-based)."""
+    row, col = xl_cell_to_rowcol(coord)
+    return row + 1, col + 1
 
 
 def column_index(letters: str) -> int:
@@ -131,40 +277,56 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-class SheetData(Worksheet):
-    """A worksheet whose <sheetData> is written from our cells (ledger_cells), with shared
-    strings, formulas and their cached values, and the custom row heights XlsxWriter keeps."""
-
-    ledger_cells: dict = {}
-    ledger_format: Any = None
-    ledger_strings: dict = {}  # text -> shared-string index, registered before close()
-
-    def _write_rows(self) -> None:
-        by_row: dict[int, list] = {}
-        for (row, col), cell in self.ledger_cells.items():
-            by_row.setdefault(row, []).append((col, cell))
-        write, shared, fmt = self.fh.write, self.ledger_strings.__getitem__, self.ledger_format
-        for row in sorted(by_row.keys() | {r + 1 for r in self.row_info}):
-            if row - 1 in self.row_info:
-                self._write_row(row - 1, None, self.row_info[row - 1])
+def render_rows(write, cells: dict, heights: dict, book: Book) -> int:
+    """<row> elements for cells {(row, col): XCell} and the rows' custom heights, in order;
+    returns the number of shared-string references written."""
+    style_of, shared = book.style_index, book.string_index
+    uses = 0
+    keys = sorted(cells)
+    for row in sorted(heights.keys() - {r for r, _ in keys}):  # rows with a height only
+        keys.append((row, 0))
+    keys.sort()
+    current = None
+    for key in keys:
+        row, col = key
+        if row != current:
+            if current is not None:
+                write("</row>")
+            current, height = row, heights.get(row)
+            write(f'<row r="{row}" ht="{height}" customHeight="1">' if height else f'<row r="{row}">')
+        if col == 0:
+            continue
+        cell = cells[key]
+        style = style_of(cell.style)
+        head = f'<c r="{column_letter(col)}{row}"' + (f' s="{style}"' if style else "")
+        if cell.kind == "s" and cell.value != "":
+            index = shared(cell.value)
+            if index is None:
+                write(f'{head} t="inlineStr"><is>{_t(cell.value)}</is></c>')
             else:
-                write(f'<row r="{row}">')
-            for col, cell in sorted(by_row.get(row, ()), key=lambda item: item[0]):
-                style = fmt(cell.style)
-                head = f'<c r="{xl_col_to_name(col - 1)}{row}"' + (
-                    f' s="{style._get_xf_index()}"' if style else ""
-                )
-                write(head + _cell_body(cell, shared))
-            write("</row>")
+                uses += 1
+                write(f'{head} t="s"><v>{index}</v></c>')
+        else:
+            write(head + _cell_body(cell))
+    if current is not None:
+        write("</row>")
+    return uses
 
 
-def _cell_body(cell: XCell, shared) -> str:
-    """The rest of a <c> element after its r and s attributes."""
+def _t(text: str) -> str:
+    preserve = ' xml:space="preserve"' if text != text.strip() else ""
+    return f"<t{preserve}>{xlsx_notes.escape_text(text)}</t>"
+
+
+def _cell_body(cell: XCell) -> str:
+    """The rest of a number, empty-text or formula <c> element after its r and s attributes."""
     if cell.kind == "n":
         return f"><v>{_number(cell.value)}</v></c>"
     if cell.kind == "s":
-        return "/>" if cell.value == "" else f' t="s"><v>{shared(cell.value)}</v></c>'
+        return "/>"
     formula, value = _escape(cell.value[1:]), cell.cached
+    if value is NO_VALUE:
+        raise ValueError(f"formula without a cached value: {cell.value[:80]}")
     if isinstance(value, str):
         return f' t="str"><f>{formula}</f><v>{_escape(value)}</v></c>'
     if not math.isfinite(value):
@@ -177,32 +339,62 @@ def _number(value) -> str:
     return str(value) if isinstance(value, int) and not isinstance(value, bool) else repr(float(value))
 
 
+class SheetData(Worksheet):
+    """A worksheet whose <sheetData> is our Sheet's rendered rows, copied from their files in
+    row order; its notes from their rendered parts."""
+
+    ledger_sheet: Sheet
+
+    def _write_rows(self) -> None:
+        for _, _, path in self.ledger_sheet.chunks:
+            with open(path, encoding="utf-8") as rows:
+                shutil.copyfileobj(rows, self.fh, 1 << 20)
+
+    def _prepare_vml_objects(self, vml_data_id, vml_shape_id, vml_drawing_id, comment_id):
+        """The notes' parts are rendered (xlsx_notes.py); only their links are made here."""
+        self.external_vml_links.append(["/vmlDrawing", f"../drawings/vmlDrawing{vml_drawing_id}.vml"])
+        self.external_comment_links.append(["/comments", f"../comments{comment_id}.xml"])
+        return 0
+
+
+class _Packager(Packager):
+    """Copies the rendered notes parts of our sheets instead of assembling them."""
+
+    def _write_vml_files(self) -> None:
+        self._copy_notes(1, "xl/drawings/vmlDrawing{}.vml")
+
+    def _write_comment_files(self) -> None:
+        self._copy_notes(0, "xl/comments{}.xml")
+
+    def _copy_notes(self, part: int, name: str) -> None:
+        index = 1
+        for ws in self.workbook.worksheets():
+            if ws.has_vml:
+                shutil.copyfile(ws.ledger_sheet.note_files[part], self._filename(name.format(index)))
+                index += 1
+
+
+class _Workbook(xlsxwriter.Workbook):
+    def _get_packager(self):
+        return _Packager()
+
+
 def save(book: Book, path: str) -> None:
     """Write the book as .xlsx; a formula without a cached value is a bug and refused."""
-    wb = xlsxwriter.Workbook(
-        path, {"strings_to_numbers": False, "strings_to_formulas": False, "strings_to_urls": False}
-    )
-    formats: dict[tuple, Any] = {}
-    by_identity: dict[int, Any] = {}
-
-    def fmt(style: dict):
-        if not style:
-            return None
-        if id(style) not in by_identity:
-            key = tuple(sorted(style.items()))
-            if key not in formats:
-                formats[key] = wb.add_format(style)
-            by_identity[id(style)] = (formats[key], style)  # the dict kept alive with its id
-        return by_identity[id(style)][0]
-
-    sheets = {s.title: wb.add_worksheet(s.title, worksheet_class=SheetData) for s in book.worksheets}
-    for sheet in book.worksheets:
-        _write_sheet(wb, sheets[sheet.title], sheet, fmt)
+    wb = book.xw
+    wb.filename = path
+    sheets = [wb.add_worksheet(s.title, worksheet_class=SheetData) for s in book.worksheets]
+    for ws, sheet in zip(sheets, book.worksheets, strict=True):
+        _write_sheet(wb, ws, sheet, book)  # the heights of held rows first: their notes' boxes
+        sheet.render_notes(book)
+        sheet.seal(book)
+        ws.has_vml = ws.has_comments = sheet.note_files is not None
+    wb.str_table.count = sum(s.shared_uses for s in book.worksheets)
     for name, reference in book.names.items():
         wb.define_name(name, "=" + reference)
-    for sheet in book.worksheets:
-        for name, reference in sheet.names.items():
-            wb.define_name(f"{_quoted(sheet.title)}!{name}", "=" + reference)
+    for index, sheet in enumerate(book.worksheets):
+        for name, reference in sheet.names.items():  # names checked by xlsx_layout.define
+            wb.defined_names.append([name, index, reference, False])
     wb.close()
 
 
@@ -210,24 +402,11 @@ def _quoted(title: str) -> str:
     return "'" + title.replace("'", "''") + "'"
 
 
-def _write_sheet(wb, ws, sheet: Sheet, fmt) -> None:
-    ws.ledger_cells, ws.ledger_format = sheet.cells, fmt
-    ws.ledger_strings = wb.str_table.string_table  # the table's dict before close() sorts it
-    register = wb.str_table._get_shared_string_index
-    if sheet.cells:
-        ws._check_dimensions(0, 0)
-        ws._check_dimensions(sheet.max_row - 1, sheet.max_column - 1)
-    for (row, col), cell in sheet.cells.items():
-        if cell.kind == "s" and cell.value != "":
-            register(cell.value)
-        elif cell.kind == "f" and cell.cached is NO_VALUE:
-            raise ValueError(
-                f"{sheet.title}!{coordinate(row, col)}: formula without a cached value: {cell.value[:80]}"
-            )
-        if cell.note:
-            ws.write_comment(
-                row - 1, col - 1, cell.note, {"author": "ledgerbuild", "x_scale": 2, "y_scale": 1.5}
-            )
+def _write_sheet(wb, ws, sheet: Sheet, book: Book) -> None:
+    ws.ledger_sheet = sheet
+    fmt = book.format_of
+    ws._check_dimensions(0, 0)
+    ws._check_dimensions(sheet.max_row - 1, sheet.max_column - 1)
     for col, width in sheet.col_widths.items():
         ws.set_column(col - 1, col - 1, width)
     for row, height in sheet.row_heights.items():

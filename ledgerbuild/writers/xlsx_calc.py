@@ -23,7 +23,7 @@ from ..ledger import Ledger
 from ..printers.excel import formula_template
 from ..units import excel_format
 from .xlsx_book import column_letter
-from .xlsx_layout import FORMULA_FILL, LOOKUP_FILL, put, text
+from .xlsx_layout import FORMULA_FILL, LOOKUP_FILL, merged_style
 from .xlsx_models import Cell
 from .xlsx_tables import lookup_formula
 
@@ -96,27 +96,38 @@ def steps(ledger: Ledger, res: Result, targets: list[str], bound: set[str]) -> l
     return [n for n in dict.fromkeys(order) if n in needed]
 
 
-def _formula(
-    ledger: Ledger,
-    res: Result,
-    name: str,
-    expr,
-    local: dict[str, str],
-    names: dict[str, str],
-    bound: dict[str, str],
-):
-    inp = ledger.inputs.get(name)
-    if inp is not None and inp.kind == "lookup":
-        key = bound.get(str(inp.key), str(inp.key))
-        qualifier = bound.get(inp.qualifier, inp.qualifier) if inp.qualifier else None
-        # where the column's choice is the Inputs sheet's, read the Inputs cell (a value typed
-        # over it there counts); else the table row of the column's choice
-        same = [f"{bound[k]}={k}" for k in (inp.key, inp.qualifier) if k and k in bound]
-        condition = same[0] if len(same) == 1 else f"AND({', '.join(same)})"
-        return f"=IF({condition}, {name}, {lookup_formula(inp, key, qualifier)[1:]})"
+def _lookup(ledger: Ledger, name: str, bound: dict[str, str]) -> str:
+    inp = ledger.inputs[name]
+    key = bound.get(str(inp.key), str(inp.key))
+    qualifier = bound.get(inp.qualifier, inp.qualifier) if inp.qualifier else None
+    # where the column's choice is the Inputs sheet's, read the Inputs cell (a value typed
+    # over it there counts); else the table row of the column's choice
+    same = [f"{bound[k]}={k}" for k in (inp.key, inp.qualifier) if k and k in bound]
+    condition = same[0] if len(same) == 1 else f"AND({', '.join(same)})"
+    return f"=IF({condition}, {name}, {lookup_formula(inp, key, qualifier)[1:]})"
+
+
+def _row_formulas(ledger, res, name, forms, names, bound_by_col, rows, columns) -> list:
+    """The step's formula in each column: printed once, the names that differ between
+    columns (re-bound names, steps above in the block) filled per column."""
+    if ledger.inputs.get(name) is not None and ledger.inputs[name].kind == "lookup":
+        return [_lookup(ledger, name, bound) for bound in bound_by_col]
     if name in res.overridden:  # a what-if value set with --set stays that value everywhere
-        return to_plain(res.values[name])
-    return formula_template(expr).fill(lambda p: local.get(p) or bound.get(p) or names.get(p, p))
+        return [to_plain(res.values[name])] * len(columns)
+    parts = list(formula_template(forms[name]).parts)
+    varying = []
+    for i in range(1, len(parts), 2):
+        p = parts[i]
+        if p in rows or p in bound_by_col[0]:
+            varying.append((i, p))
+        else:
+            parts[i] = names.get(p, p)
+    out = []
+    for col, bound in zip(columns, bound_by_col, strict=True):
+        for i, p in varying:
+            parts[i] = f"{col}{rows[p]}" if p in rows else bound[p]
+        out.append("".join(parts))
+    return out
 
 
 def write_block(
@@ -132,29 +143,38 @@ def write_block(
     """Rows from `top` down; returns step name -> row (the caller reads targets there)."""
     forms = _forms(ledger, res)
     columns = [column_letter(FIRST_COL + i) for i in range(len(variation.sets))]
-    bound = {col: {n: bind(col) for n, bind in variation.binds.items()} for col in columns}
-    local: dict[str, dict[str, str]] = {col: {} for col in columns}
+    bound_by_col = [{n: bind(col) for n, bind in variation.binds.items()} for col in columns]
     set_keys = [tuple(sorted(sets.items())) for sets in variation.sets]
     rows: dict[str, int] = {}
-    for name in steps(ledger, res, targets, set(variation.binds)):
+    plain = merged_style()
+    for name in _steps(ledger, res, forms, targets, frozenset(variation.binds)):
         row = top + len(rows)
         is_lookup = name in ledger.inputs and ledger.inputs[name].kind == "lookup"
         item = ledger.inputs[name] if name in ledger.inputs else ledger.any_form(name)
-        expr = sp.sympify(forms[name]) if name in forms else None
-        text(ws, row, 1, res.model_id)
-        text(ws, row, 2, name)
-        text(ws, row, 3, item.unit)
-        fmt = excel_format(item.unit, item.integer)
-        for i, col in enumerate(columns):
-            put(
-                ws,
-                row,
-                FIRST_COL + i,
-                _formula(ledger, res, name, expr, local[col], names, bound[col]),
-                fill=LOOKUP_FILL if is_lookup else FORMULA_FILL,
-                number_format=fmt,
+        ws.set(row, 1, res.model_id, "s", plain)
+        ws.set(row, 2, name, "s", plain)
+        ws.set(row, 3, item.unit, "s", plain)
+        style = merged_style(
+            fill=LOOKUP_FILL if is_lookup else FORMULA_FILL,
+            number_format=excel_format(item.unit, item.integer),
+        )
+        formulas = _row_formulas(ledger, res, name, forms, names, bound_by_col, rows, columns)
+        for i, (col, formula) in enumerate(zip(columns, formulas, strict=True)):
+            ws.set(row, FIRST_COL + i, formula, "f" if isinstance(formula, str) else "n", style)
+            cells.append(
+                Cell(ws.title, f"{col}{row}", res.model_id, name, set_keys[i], at=(row, FIRST_COL + i))
             )
-            local[col][name] = f"{col}{row}"
-            cells.append(Cell(ws.title, f"{col}{row}", res.model_id, name, set_keys[i]))
         rows[name] = row
     return rows
+
+
+_STEPS: dict[tuple, list[str]] = {}
+
+
+def _steps(ledger: Ledger, res: Result, forms: dict, targets: list[str], bound: frozenset) -> list[str]:
+    """steps(), remembered per variant, set of forms, targets and re-bound names (a
+    1,000-model workbook has a few dozen kinds of model)."""
+    key = (res.tags, frozenset(forms), frozenset(res.overridden), tuple(targets), bound)
+    if key not in _STEPS:
+        _STEPS[key] = steps(ledger, res, targets, set(bound))
+    return _STEPS[key]

@@ -35,10 +35,8 @@ def _calc_sheet(wb, title: str, note: str):
     return ws
 
 
-def write_compare_calc(
-    wb, ledger: Ledger, results: list[Result], gpus: list[str], names_for, cells: list[Cell]
-) -> dict[tuple[str, str], int]:
-    """CompareCalc; returns (model, quantity) -> its row."""
+def compare_calc_sheet(wb, gpus: list[str]):
+    """CompareCalc with its heading, one column per GPU; the blocks follow (write_compare_calc)."""
     ws = _calc_sheet(
         wb,
         "CompareCalc",
@@ -47,16 +45,24 @@ def write_compare_calc(
         "GPU-independent is read from the model's sheet.",
     )
     header(ws, GPU_ROW, ["model", "step", "unit"] + gpus)
+    ws.freeze = (GPU_ROW + 1, FIRST_COL)
+    widths(ws, {**CALC_WIDTHS, **{c: 14 for c in range(FIRST_COL, FIRST_COL + len(gpus))}})
+    print_setup(ws, header_rows=f"{GPU_ROW}:{GPU_ROW}")
+    return ws
+
+
+def write_compare_calc(ws, ledger: Ledger, results: list[Result], gpus: list[str], names_for, finish) -> dict:
+    """CompareCalc's blocks, one per model (`finish(sheet, cells)` after each: cached values,
+    flush); returns (model, step) -> row."""
     variation = Variation({"gpu": lambda col: f"{col}${GPU_ROW}"}, [{"gpu": g} for g in gpus])
     where: dict[tuple[str, str], int] = {}
     row = GPU_ROW + 1
     for res in results:
+        cells: list[Cell] = []
         rows = write_block(ws, row, ledger, res, COMPARE, variation, names_for(ledger, res), cells)
+        finish(ws, cells)
         where.update({(res.model_id, n): r for n, r in rows.items()})
         row += len(rows)
-    ws.freeze = (GPU_ROW + 1, FIRST_COL)
-    widths(ws, {**CALC_WIDTHS, **{c: 14 for c in range(FIRST_COL, FIRST_COL + len(gpus))}})
-    print_setup(ws, header_rows=f"{GPU_ROW}:{GPU_ROW}")
     return where
 
 

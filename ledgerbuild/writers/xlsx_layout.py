@@ -77,6 +77,10 @@ def _merge(style: dict) -> dict:
     return _STYLES[key]
 
 
+def merged_style(**style) -> dict:
+    return _merge(style)
+
+
 def text(ws: Sheet, row: int, col: int, value, **style) -> XCell:
     """Write a catalog string as text, never as a formula."""
     return ws.set(row, col, "" if value is None else str(value), "s", _merge(style))
@@ -153,3 +157,4 @@ def check_cell(ws: Sheet) -> None:
     col = ws.max_column + 2
     put(ws, 1, col, f'=IF({count}=0, "{CHECK_OK}", {count}&" error cells")', cached=CHECK_OK)
     ws.conditional.append((coordinate(1, col), f"{count}>0", ERROR_FILL))
+    ws.checked = True

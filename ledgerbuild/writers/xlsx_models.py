@@ -44,6 +44,7 @@ class Cell:
     sets: tuple = field(default_factory=tuple)
     scale: float = 1  # the cell shows quantity x scale (seconds as ms)
     guard: str = ""  # the cell reads "does not fit" where this quantity is 0
+    at: tuple[int, int] | None = None  # (row, column) where the writer knows them
 
 
 COLUMNS = {1: 34, 2: 24, 3: 12, 4: 60, 5: 60, 6: 40}  # name, value, unit, formula, description, source
@@ -72,8 +73,7 @@ def write_models_table(wb, ledger: Ledger, results: list[Result]) -> None:
     print_setup(ws)
 
 
-def write_model_sheet(wb, ledger: Ledger, res: Result, title: str, cells: list[Cell]) -> None:
-    ws = wb.create_sheet(title)
+def write_model_sheet(wb, ws, ledger: Ledger, res: Result, cells: list[Cell]) -> None:
     widths(ws, COLUMNS)
     text(ws, 1, 1, f"{res.model_name} ({res.model_id})", font=TITLE_FONT)
     text(

@@ -89,7 +89,9 @@ def _sets(changes: dict) -> dict[str, str]:
     return sets
 
 
-def write_scenarios(wb, ledger: Ledger, results: list[Result], names_for, cells: list[Cell]) -> None:
+def write_scenario_choices(wb, ledger: Ledger, first: Result) -> tuple:
+    """The Scenarios sheet's choices table and the (empty) ScenariosCalc sheet; returns both
+    sheets and the choices' rows."""
     ws = wb.create_sheet("Scenarios", 3)
     text(
         ws,
@@ -106,12 +108,20 @@ def write_scenarios(wb, ledger: Ledger, results: list[Result], names_for, cells:
         "price_per_gpu_hour 0 = the scenario's GPU at its list price (GPUs sheet). "
         "Other inputs come from the Inputs sheet. Workings on ScenariosCalc.",
     )
-    choice_rows = _choice_cells(ws, ledger, results[0])
+    choice_rows = _choice_cells(ws, ledger, first)
     calc = wb.create_sheet("ScenariosCalc")
     text(
         calc, 1, 1, "ScenariosCalc: one calculation per row, one scenario per column (live)", font=TITLE_FONT
     )
     header(calc, 3, ["model", "step", "unit"] + [name for name, _ in PRESETS])
+    widths(calc, {1: 24, 2: 36, 3: 12, **{c: 14 for c in range(FIRST_COL, FIRST_COL + len(PRESETS))}})
+    print_setup(calc, header_rows="3:3")
+    return ws, calc, choice_rows
+
+
+def write_scenarios_calc(calc, ledger: Ledger, results: list[Result], names_for, choice_rows, finish) -> dict:
+    """ScenariosCalc's blocks, one per model (`finish(sheet, first row)` after each: cached
+    values, flush); returns (model, step) -> row."""
 
     def cell_of(name):
         row = choice_rows["weight_dtype" if name in FOLLOWERS else name]
@@ -120,13 +130,20 @@ def write_scenarios(wb, ledger: Ledger, results: list[Result], names_for, cells:
     keys = results[0].keys  # parts that follow weight_dtype on the Inputs sheet follow it here
     followers = [f for f in FOLLOWERS if keys[f] == keys["weight_dtype"]]
     binds = {n: cell_of(n) for n in CHOICES + followers}
+    variation = Variation(binds, [_sets(changes) for _, changes in PRESETS])
     where: dict[tuple[str, str], int] = {}
     row = 4
     for res in results:
-        variation = Variation(binds, [_sets(changes) for _, changes in PRESETS])
+        cells: list[Cell] = []
         rows = write_block(calc, row, ledger, res, RESULTS, variation, names_for(ledger, res), cells)
+        finish(calc, cells)
         where.update({(res.model_id, n): r for n, r in rows.items()})
         row += len(rows)
+    return where
+
+
+def write_scenarios(wb, ws, ledger: Ledger, results: list[Result], where: dict, cells: list[Cell]) -> None:
+    """The Scenarios sheet's result tables: each cell one reference into ScenariosCalc."""
     top = FIRST_CHOICE_ROW + len(CHOICES) + 2
     for q in RESULTS:
         text(ws, top, 1, f"{view_label(ledger, q)} - {ledger.any_form(q).description}", font=TITLE_FONT)
@@ -153,6 +170,4 @@ def write_scenarios(wb, ledger: Ledger, results: list[Result], names_for, cells:
         ws.restyle(FIRST_CHOICE_ROW - 1, c, **WRAP)
     ws.row_heights[FIRST_CHOICE_ROW - 1] = 30
     widths(ws, {1: 30, **{c: 20 for c in range(2, len(PRESETS) + 2)}})
-    widths(calc, {1: 24, 2: 36, 3: 12, **{c: 14 for c in range(FIRST_COL, FIRST_COL + len(PRESETS))}})
     print_setup(ws)
-    print_setup(calc, header_rows="3:3")

@@ -1,0 +1,221 @@
+"""The per-model part of the workbook, built as three jobs that can run in worker processes.
+
+Scope: the model cost sheets, CompareCalc's blocks and ScenariosCalc's blocks hold ~97 % of a
+workbook's cells and depend on nothing but the evaluated models and the sheets' layout, so
+they are built as independent jobs: each writes a block, stores its cached values (the
+ledger's floats for the block's scenario), renders the finished rows to the book's scratch
+folder and drops them (`Sheet.flush`). With many models (`PARALLEL_FROM`) and more than one
+CPU the jobs run in forked workers; the parent registers every style and shared string the
+jobs can use first and the workers only read them (`Book.freeze`), writing any other text
+inline. Jobs return the finished sheets (their rows in files), the rows of each step and,
+for tests, the manifest of formula cells.
+Shortcut: fork (POSIX) only; elsewhere, or with one CPU, the jobs run in turn in-process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+from ..evaluate import Evaluator, Result
+from ..ledger import Ledger
+from ..printers.excel import formula_template
+from ..units import excel_format
+from .xlsx_book import Book, Sheet, row_col
+from .xlsx_compare import write_compare_calc
+from .xlsx_layout import (
+    FORMULA_FILL,
+    HEADER_FILL,
+    HEADER_FONT,
+    INPUT_FILL,
+    LOOKUP_FILL,
+    SECTION_FONT,
+    TITLE_FONT,
+    WRAP,
+    check_cell,
+    merged_style,
+)
+from .xlsx_models import Cell, write_model_sheet
+from .xlsx_scenarios import write_scenarios_calc
+
+PARALLEL_FROM = 48  # models; below this the workers' start-up costs more than they save
+
+
+@dataclass
+class Job:
+    book: Book
+    ledger: Ledger
+    results: list[Result]
+    entries: dict  # model id -> (entry, fields)
+    sets: dict
+    titles: dict[str, str]
+    names_for: object
+    gpus: list[str]
+    choice_rows: dict[str, int]
+    compare: Sheet
+    scenarios: Sheet
+    first_block: int  # the model sheets' VML blocks follow from here
+    manifest: bool
+
+
+@dataclass
+class Done:
+    sheets: list[Sheet]
+    where: dict = field(default_factory=dict)
+    cells: list[Cell] = field(default_factory=list)
+
+
+class Cacher:
+    """Stores beside each formula the ledger's value for the scenario the workbook was built
+    with (a cell's own --set variant on top of the user's): what viewers that do not
+    recalculate show. "does not fit" where the cell's guard is 0."""
+
+    def __init__(self, sets: dict, entries: dict):
+        self.sets, self.entries = sets, entries
+        self.evaluators: dict[tuple, Evaluator] = {}
+        self.values: dict[tuple, dict] = {}
+
+    def fill(self, sheet: Sheet, cells: list[Cell]) -> None:
+        values, held = self.values, sheet.cells
+        for cell in cells:
+            key = (cell.model, cell.sets)
+            found = values.get(key)
+            if found is None:
+                if cell.sets not in self.evaluators:
+                    self.evaluators[cell.sets] = Evaluator({**self.sets, **dict(cell.sets)})
+                found = values[key] = self.evaluators[cell.sets].evaluate_floats(*self.entries[cell.model])
+            target = held[cell.at or row_col(cell.coord)]
+            if cell.guard and found[cell.guard] == 0:
+                target.cached = "does not fit"
+            else:
+                target.cached = found[cell.quantity] * cell.scale
+
+    def forget(self) -> None:
+        """Drop the values kept (one model's are needed at a time)."""
+        self.values.clear()
+
+
+_JOB: Job | None = None  # the job the forked workers inherit
+
+
+def model_sheets(start: int, stop: int) -> Done:
+    job, done = _job(), Done([])
+    cacher = Cacher(job.sets, job.entries)
+    for i in range(start, stop):
+        res = job.results[i]
+        sheet = Sheet(job.titles[res.model_id], job.first_block + i)
+        cells: list[Cell] = []
+        write_model_sheet(job.book, sheet, job.ledger, res, cells)
+        cacher.fill(sheet, cells)
+        cacher.forget()
+        check_cell(sheet)
+        sheet.finish(job.book)
+        done.sheets.append(sheet)
+        done.cells += cells if job.manifest else []
+    return done
+
+
+def compare_blocks() -> Done:
+    job = _job()
+    done = Done([job.compare])
+    finish = _finisher(job, done, from_row=job.compare.max_row + 1)
+    done.where = write_compare_calc(job.compare, job.ledger, job.results, job.gpus, job.names_for, finish)
+    _close(job, job.compare)
+    return done
+
+
+def scenario_blocks() -> Done:
+    job = _job()
+    done = Done([job.scenarios])
+    finish = _finisher(job, done, from_row=job.scenarios.max_row + 1)
+    done.where = write_scenarios_calc(
+        job.scenarios, job.ledger, job.results, job.names_for, job.choice_rows, finish
+    )
+    _close(job, job.scenarios)
+    return done
+
+
+def _finisher(job: Job, done: Done, from_row: int):
+    cacher = Cacher(job.sets, job.entries)
+
+    def finish(sheet: Sheet, cells: list[Cell]) -> None:
+        cacher.fill(sheet, cells)
+        cacher.forget()
+        sheet.flush(job.book, from_row)
+        done.cells += cells if job.manifest else []
+
+    return finish
+
+
+def _close(job: Job, sheet: Sheet) -> None:
+    check_cell(sheet)  # row 1, still held: written before the flushed rows
+    sheet.render_notes(job.book)
+
+
+def _job() -> Job:
+    assert _JOB is not None
+    return _JOB
+
+
+def run(job: Job, workers: int | None = None) -> list[Done]:
+    """The three jobs (model sheets in two halves), in forked workers where it pays."""
+    global _JOB
+    n = len(job.results)
+    half = (n + 1) // 2
+    tasks = [
+        (model_sheets, (0, half)),
+        (model_sheets, (half, n)),
+        (compare_blocks, ()),
+        (scenario_blocks, ()),
+    ]
+    workers = workers if workers is not None else (os.cpu_count() or 1)
+    parallel = workers > 1 and n >= PARALLEL_FROM and "fork" in multiprocessing.get_all_start_methods()
+    _JOB = job
+    try:
+        if not parallel:
+            return [fn(*args) for fn, args in tasks]
+        register_styles_and_strings(job)
+        with ProcessPoolExecutor(
+            workers, mp_context=multiprocessing.get_context("fork"), initializer=_freeze
+        ) as pool:
+            futures = [pool.submit(fn, *args) for fn, args in tasks]
+            return [f.result() for f in futures]
+    finally:
+        _JOB = None
+
+
+def _freeze() -> None:
+    _job().book.freeze()
+
+
+def register_styles_and_strings(job: Job) -> None:
+    """Everything the jobs can look up, registered in the parent before the workers fork: the
+    styles of their cells, and the texts shared by many models (names, units, formulas,
+    descriptions, sources, model ids)."""
+    book, ledger = job.book, job.ledger
+    items = [*ledger.inputs.values(), *(q for forms in ledger.forms.values() for q in forms)]
+    formats = {excel_format(x.unit, x.integer) for x in items}
+    for fill in (INPUT_FILL, LOOKUP_FILL, FORMULA_FILL):
+        for number_format in formats:
+            book.style_index(merged_style(fill=fill, number_format=number_format))
+    for style in (
+        merged_style(font=TITLE_FONT),
+        merged_style(font=SECTION_FONT),
+        merged_style(alignment=WRAP),
+        merged_style(fill=INPUT_FILL),
+        merged_style(fill=LOOKUP_FILL),
+        merged_style(fill=FORMULA_FILL),
+        merged_style(font=HEADER_FONT, fill=HEADER_FILL),
+    ):
+        book.style_index(style)
+    texts = {ledger.topics[i] for i in range(len(ledger.topics))}
+    for x in items:
+        texts |= {x.name, x.unit, x.description or "", x.source or ""}
+    for forms in ledger.forms.values():
+        texts |= {formula_template(q.expr).fill({}).lstrip("=") for q in forms}
+    for res in job.results:
+        texts |= {res.model_id, res.model_name}
+    for text in sorted(t for t in texts if t):
+        book.string_index(text)
