@@ -7,7 +7,9 @@
 2. A vectorised sweep of ~1,000,000 (model, GPU, batch, context) points of tpot_s, cold
    (lambdify included) and warm, against exact sympy evaluation of the same points
    (extrapolated from a sample) as the alternative.
-3. `ledgerbuild xlsx --models all` as a whole process, and the file size.
+3. `ledgerbuild xlsx --models all` as a whole process, and the file size; `xlsx --models DIR`
+   with 1,000 model files (the catalog's models renamed in turn), time and peak memory of the
+   process and of its workers.
 4. Sort-based vs sorting-free (rejection) top-p sampling at a vocabulary of 128,256.
 5. BPE training against HF tokenizers; incremental against full re-decode.
 6. `ledgerbuild docs` for all models, with and without plots.
@@ -165,6 +167,41 @@ def main() -> None:
             f"xlsx --models all ({len(catalog.models())} models, {len(catalog.gpus())} GPUs): "
             f"median {xlsx:.2f} s per process "
             f"(5 runs; target < 2 s); {path.stat().st_size / 1e6:.2f} MB (target < 2 MB)"
+        )
+    thousand_models_benchmark()
+
+
+def thousand_models_benchmark(count: int = 1000) -> None:
+    """A workbook of 1,000 model files: whole process, peak RSS of the process and of its
+    largest worker (getrusage)."""
+    import yaml
+
+    from ledgerbuild import catalog
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "models"
+        folder.mkdir()
+        sources = sorted(catalog.model_paths().values())
+        for i in range(count):
+            entry = yaml.safe_load(sources[i % len(sources)].read_text())
+            entry["id"], entry["name"] = f"{entry['id']}-v{i:04d}", f"{entry['name']} v{i}"
+            (folder / f"{entry['id']}.yaml").write_text(yaml.safe_dump(entry, sort_keys=False))
+        path = Path(tmp) / "ledger.xlsx"
+        script = (
+            "import resource, sys; from ledgerbuild.cli import main; sys.argv = ['ledgerbuild', 'xlsx', "
+            f"'--models', {str(folder)!r}, '-o', {str(path)!r}]\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "
+            "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+        )
+        start = time.perf_counter()
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+        seconds = time.perf_counter() - start
+        own, workers = (int(x) / 1024 for x in out.stdout.split()[-2:])
+        print(
+            f"xlsx --models DIR, {count} models: {seconds:.1f} s whole process (target 15 s), peak "
+            f"{own:.0f} MiB in the process, {workers:.0f} MiB in its largest worker (target 500 MiB); "
+            f"{path.stat().st_size / 1e6:.1f} MB"
         )
 
 

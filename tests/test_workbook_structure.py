@@ -243,3 +243,76 @@ def test_blue_cells_on_model_sheets_say_what_they_compute(workbook):
     for c in formulas:
         name = ws.cell(row=c.row, column=1).value
         assert c.comment is not None and c.comment.text.startswith(f"{name} ("), c.coordinate
+
+
+def test_notes_are_the_parts_xlsxwriter_writes(tmp_path):
+    """xlsx_notes.py renders a sheet's comments and VML drawing as text; the referee is
+    XlsxWriter's own write_comment for the same notes, column widths and row heights (the
+    first row's note included: its box starts on that row)."""
+    import zipfile
+
+    import xlsxwriter
+
+    from ledgerbuild.writers import xlsx_notes
+
+    widths, heights = {1: 34, 2: 24, 3: 12, 4: 60}, {3: 41, 7: 28}
+    notes = [(1, 1, "top & <left>"), (3, 2, " padded "), (7, 2, "tab\there\x01"), (8, 4, "x" * 300)]
+    path = tmp_path / "notes.xlsx"
+    wb = xlsxwriter.Workbook(path)
+    ws = wb.add_worksheet("S")
+    for col, width in widths.items():
+        ws.set_column(col - 1, col - 1, width)
+    for row, height in heights.items():
+        ws.set_row(row - 1, height)
+    for row, col, text in notes:
+        ws.write_comment(row - 1, col - 1, text, {"author": "ledgerbuild", "x_scale": 2, "y_scale": 1.5})
+    wb.close()
+    with zipfile.ZipFile(path) as z:
+        want = z.read("xl/comments1.xml").decode(), z.read("xl/drawings/vmlDrawing1.vml").decode()
+    assert xlsx_notes.render(notes, 1, widths, heights) == want
+
+
+def test_a_row_written_after_it_was_flushed_is_refused():
+    from ledgerbuild.writers.xlsx_book import Book
+
+    book = Book()
+    sheet = book.create_sheet("S")
+    sheet.set(5, 1, "x", "s", {})
+    sheet.flush(book)
+    sheet.set(3, 1, "y", "s", {})
+    with pytest.raises(ValueError, match="row 3 written after row 5"):
+        sheet.flush(book)
+
+
+def test_the_workers_build_the_same_workbook(tmp_path, monkeypatch):
+    """The per-model jobs in two forked workers (as from 48 models) give the workbook the
+    in-process build gives: every cell's formula, value, cached value, style and note."""
+    from ledgerbuild.writers import xlsx_workers
+
+    monkeypatch.setattr(xlsx_workers, "PARALLEL_FROM", 1)
+    models = "llama-3-8b,deepseek-v3,qwen2-vl-7b,gpt-oss-20b"
+    books = []
+    for workers in (1, 2):
+        wb, cells, _ = build_workbook(models, "h100-sxm,b200", {}, workers=workers)
+        out = tmp_path / f"w{workers}.xlsx"
+        save_atomically(wb, out)
+        books.append((out, sorted(cells, key=str)))
+    assert books[0][1] == books[1][1]
+
+    def contents(path, data_only):
+        book = openpyxl.load_workbook(path, data_only=data_only)
+        return {
+            (ws.title, c.coordinate): (
+                c.value,
+                c.number_format,
+                c.fill.fgColor.rgb,
+                c.comment and c.comment.text,
+            )
+            for ws in book.worksheets
+            for row in ws.iter_rows()
+            for c in row
+            if c.value is not None
+        }
+
+    for data_only in (False, True):
+        assert contents(books[0][0], data_only) == contents(books[1][0], data_only)

@@ -143,11 +143,12 @@ def build_workbook(
         rows[t] = list(catalog.table(t).values())
     for t, r in rows.items():
         write_table(wb, t, r)
-    held = [c for c in cells if c.sheet in VIEW_SHEETS]
-    cacher = Cacher(sets, job.entries)
+    cacher, views = Cacher(sets, job.entries), {t: wb[t] for t in VIEW_SHEETS}
+    for model_cells in _by_model(c for c in cells if c.sheet in VIEW_SHEETS):
+        for c in model_cells:
+            cacher.fill(views[c.sheet], [c])
+        cacher.forget()  # one model's values held at a time
     for ws in wb.worksheets:
-        if ws.title in VIEW_SHEETS:
-            cacher.fill(ws, [c for c in held if c.sheet == ws.title])
         if ws.title not in ("About", *TABLE_SHEETS.values()) and not ws.checked:
             check_cell(ws)
     return wb, cells, results
@@ -167,6 +168,13 @@ FIXED_SHEETS = [
     *TABLE_SHEETS.values(),
 ]
 VIEW_SHEETS = ("Summary", "Compare", "Scenarios", "Sweeps", "SweepsCalc")  # held in memory
+
+
+def _by_model(cells) -> list[list[Cell]]:
+    out: dict[str, list[Cell]] = {}
+    for c in cells:
+        out.setdefault(c.model, []).append(c)
+    return list(out.values())
 
 
 def _replace(wb: Book, sheet) -> None:

@@ -67,7 +67,7 @@ def column_px(width: float | None) -> int:
 
 
 def row_px(height: float | None) -> int:
-    return 20 if height is None else int(4.0 / 3.0 * height)
+    return 20 if height is None else int(height * 4.0 / 3.0 + 0.5)
 
 
 def _span(sizes: list[int], start: int, offset: int, length: int) -> tuple[int, int]:

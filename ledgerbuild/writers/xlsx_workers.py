@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from ..evaluate import Evaluator, Result
-from ..ledger import Ledger
+from ..ledger import Input, Ledger, Quantity
 from ..printers.excel import formula_template
 from ..units import excel_format
 from .xlsx_book import Book, Sheet, row_col
@@ -51,7 +52,7 @@ class Job:
     entries: dict  # model id -> (entry, fields)
     sets: dict
     titles: dict[str, str]
-    names_for: object
+    names_for: Callable[[Ledger, Result], dict[str, str]]
     gpus: list[str]
     choice_rows: dict[str, int]
     compare: Sheet
@@ -164,7 +165,7 @@ def run(job: Job, workers: int | None = None) -> list[Done]:
     global _JOB
     n = len(job.results)
     half = (n + 1) // 2
-    tasks = [
+    tasks: list[tuple[Callable[..., Done], tuple]] = [
         (model_sheets, (0, half)),
         (model_sheets, (half, n)),
         (compare_blocks, ()),
@@ -180,7 +181,7 @@ def run(job: Job, workers: int | None = None) -> list[Done]:
         with ProcessPoolExecutor(
             workers, mp_context=multiprocessing.get_context("fork"), initializer=_freeze
         ) as pool:
-            futures = [pool.submit(fn, *args) for fn, args in tasks]
+            futures: list[Future[Done]] = [pool.submit(fn, *args) for fn, args in tasks]
             return [f.result() for f in futures]
     finally:
         _JOB = None
@@ -195,7 +196,8 @@ def register_styles_and_strings(job: Job) -> None:
     styles of their cells, and the texts shared by many models (names, units, formulas,
     descriptions, sources, model ids)."""
     book, ledger = job.book, job.ledger
-    items = [*ledger.inputs.values(), *(q for forms in ledger.forms.values() for q in forms)]
+    items: list[Input | Quantity] = [*ledger.inputs.values()]
+    items += [q for forms in ledger.forms.values() for q in forms]
     formats = {excel_format(x.unit, x.integer) for x in items}
     for fill in (INPUT_FILL, LOOKUP_FILL, FORMULA_FILL):
         for number_format in formats:
@@ -210,7 +212,7 @@ def register_styles_and_strings(job: Job) -> None:
         merged_style(font=HEADER_FONT, fill=HEADER_FILL),
     ):
         book.style_index(style)
-    texts = {ledger.topics[i] for i in range(len(ledger.topics))}
+    texts = set(ledger.topics)
     for x in items:
         texts |= {x.name, x.unit, x.description or "", x.source or ""}
     for forms in ledger.forms.values():
