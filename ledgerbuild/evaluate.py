@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from . import catalog
-from .compiled import evaluator_for
+from .compiled import evaluator_for, needed_for
 from .errors import LedgerError
 from .exact import compile_exact, to_fraction, to_sympy
 from .ledger import Ledger, Quantity, load_formulas
@@ -140,11 +140,16 @@ class Evaluator:
         check_combination(env, entry.where)
         return env, tags
 
-    def evaluate_entry(self, entry, fields: dict) -> Result:
+    def evaluate_entry(self, entry, fields: dict, exact_values: bool = True) -> Result:
+        """The model's exact values; without `exact_values`, only those set with --set (a
+        workbook's cells carry formulas, their cached values come from evaluate_floats)."""
         if self.draft_model is not None:
             return self._with_draft_model(entry, fields)
         keys, inputs, tags = self.inputs_for(entry, fields)
         qs = self.ledger.quantities_for(tags)
+        if not exact_values:
+            given = {q.name: _number(q.name, self.sets[q.name]) for q in qs if q.name in self.sets}
+            return Result(entry.id, entry.name, tags, keys, inputs, qs, given, set(given))
         env = {k: to_fraction(v) for k, v in inputs.items()}
         values, overridden = {}, set()
         for q in qs:
@@ -159,14 +164,16 @@ class Evaluator:
             values[q.name] = to_sympy(env[q.name])
         return Result(entry.id, entry.name, tags, keys, inputs, qs, values, overridden)
 
-    def evaluate_floats(self, entry, fields: dict) -> dict:
-        """Every input and quantity as a Python number (ints where exact integer arithmetic
-        keeps them so, else floats) through the compiled path (compiled.py); the same
-        scenario resolution and checks as evaluate_entry."""
+    def evaluate_floats(self, entry, fields: dict, names: frozenset[str] | None = None) -> dict:
+        """Every input and quantity (or those `names` need) as a Python number (ints where
+        exact integer arithmetic keeps them so, else floats) through the compiled path
+        (compiled.py); the same scenario resolution and checks as evaluate_entry."""
         if self.draft_model is not None:
             return _as_numbers(self._with_draft_model(entry, fields))
         env, tags = self.float_inputs(entry, fields)
         qs = self.ledger.quantities_for(tags)
+        if names is not None:
+            qs = needed_for(qs, names)
         for q in qs:
             if q.name in self.sets:
                 env[q.name] = float(_number(q.name, self.sets[q.name]))

@@ -18,12 +18,12 @@ from ..errors import LedgerError, close_matches
 from ..evaluate import Evaluator
 from ..files import atomic_save
 from .xlsx_book import Book
-from .xlsx_compare import compare_calc_sheet, write_compare, write_sweeps
+from .xlsx_compare import COMPARE, compare_calc_sheet, write_compare, write_sweeps
 from .xlsx_layout import check_cell
 from .xlsx_models import Cell, write_models_table
-from .xlsx_scenarios import write_scenario_choices, write_scenarios
+from .xlsx_scenarios import RESULTS, write_scenario_choices, write_scenarios
 from .xlsx_tables import TABLE_SHEETS, write_about, write_inputs, write_table
-from .xlsx_views import names_in, sheet_titles, write_summary
+from .xlsx_views import SUMMARY, names_in, sheet_titles, write_summary
 from .xlsx_workers import Cacher, Job, run
 
 
@@ -90,7 +90,13 @@ def build_workbook(
     model_ids = select(model_spec, catalog.models(), "models")
     gpu_ids = [catalog.load_gpu(g) for g in select(gpu_spec, catalog.gpus(), "gpus")]
     entries = [catalog.load_model(m) for m in _progress(model_ids, progress, "reading models")]
-    results = [evaluator.evaluate_entry(*e) for e in _progress(entries, progress, "evaluating")]
+    # the cells carry formulas: exact values are not needed; the float path checks every
+    # quantity evaluates (and its values of what the views show are kept)
+    results = [evaluator.evaluate_entry(*e, exact_values=False) for e in entries]
+    cacher = Cacher(sets, {r.model_id: e for r, e in zip(results, entries, strict=True)}, VIEW_QUANTITIES)
+    for res, (entry, fields) in zip(results, _progress(entries, progress, "evaluating"), strict=True):
+        found = evaluator.evaluate_floats(entry, fields)
+        cacher.known[res.model_id, ()] = {n: v for n, v in found.items() if n in VIEW_QUANTITIES}
     if len({r.model_id for r in results}) != len(results):
         raise LedgerError("--models: the same model is selected twice")
     if evaluator.keys()["gpu"] not in gpu_ids:
@@ -114,7 +120,7 @@ def build_workbook(
         book=wb,
         ledger=ledger,
         results=results,
-        entries={r.model_id: e for r, e in zip(results, entries, strict=True)},
+        entries=cacher.entries,
         sets=sets,
         titles=titles,
         names_for=names_for,
@@ -124,6 +130,7 @@ def build_workbook(
         scenarios=scenarios_calc,
         first_block=wb.reserve_blocks(len(results)),
         manifest=manifest,
+        keep=VIEW_QUANTITIES,
     )
     if progress:
         print(f"writing {len(results)} model sheets and their workings", file=sys.stderr)
@@ -135,18 +142,19 @@ def build_workbook(
     _replace(wb, scenario_part.sheets[0])
     for part in (model_part, second_half, compare_part, scenario_part):
         cells += part.cells
+        cacher.known.update(part.values)
     write_scenarios(wb, scenarios, ledger, results, scenario_part.where, cells)
     write_compare(wb, ledger, results, gpu_ids, compare_part.where, cells)
     write_models_table(wb, ledger, results)
     rows = {"gpus": [catalog.gpus()[g] for g in gpu_ids]}
     for t in ("dtypes", "workloads", "time_models", "engines", "training_recipes", "rope_methods"):
         rows[t] = list(catalog.table(t).values())
-    for t, r in rows.items():
-        write_table(wb, t, r)
-    cacher, views = Cacher(sets, job.entries), {t: wb[t] for t in VIEW_SHEETS}
+    for table, table_rows in rows.items():
+        write_table(wb, table, table_rows)
+    views = {t: wb[t] for t in VIEW_SHEETS}
     for model_cells in _by_model(c for c in cells if c.sheet in VIEW_SHEETS):
-        for c in model_cells:
-            cacher.fill(views[c.sheet], [c])
+        for title in VIEW_SHEETS:
+            cacher.fill(views[title], [c for c in model_cells if c.sheet == title])
         cacher.forget()  # one model's values held at a time
     for ws in wb.worksheets:
         if ws.title not in ("About", *TABLE_SHEETS.values()) and not ws.checked:
@@ -168,6 +176,7 @@ FIXED_SHEETS = [
     *TABLE_SHEETS.values(),
 ]
 VIEW_SHEETS = ("Summary", "Compare", "Scenarios", "Sweeps", "SweepsCalc")  # held in memory
+VIEW_QUANTITIES = frozenset(SUMMARY + COMPARE + RESULTS + ["max_concurrency", "offline_concurrency"])
 
 
 def _by_model(cells) -> list[list[Cell]]:

@@ -59,6 +59,7 @@ class Job:
     scenarios: Sheet
     first_block: int  # the model sheets' VML blocks follow from here
     manifest: bool
+    keep: frozenset[str]  # the quantities the view sheets show: their values come back
 
 
 @dataclass
@@ -66,35 +67,46 @@ class Done:
     sheets: list[Sheet]
     where: dict = field(default_factory=dict)
     cells: list[Cell] = field(default_factory=list)
+    values: dict = field(default_factory=dict)  # (model, sets) -> the kept values
 
 
 class Cacher:
     """Stores beside each formula the ledger's value for the scenario the workbook was built
     with (a cell's own --set variant on top of the user's): what viewers that do not
-    recalculate show. "does not fit" where the cell's guard is 0."""
+    recalculate show. "does not fit" where the cell's guard is 0. Only the quantities a
+    block's cells need are evaluated; the values of `keep` (what the view sheets show) are
+    kept when the rest is forgotten, and `known` values are used before evaluating."""
 
-    def __init__(self, sets: dict, entries: dict):
-        self.sets, self.entries = sets, entries
+    def __init__(self, sets: dict, entries: dict, keep: frozenset[str] = frozenset()):
+        self.sets, self.entries, self.keep = sets, entries, keep
         self.evaluators: dict[tuple, Evaluator] = {}
         self.values: dict[tuple, dict] = {}
+        self.known: dict[tuple, dict] = {}
 
     def fill(self, sheet: Sheet, cells: list[Cell]) -> None:
         values, held = self.values, sheet.cells
+        names = frozenset({c.quantity for c in cells} | {c.guard for c in cells if c.guard} | self.keep)
         for cell in cells:
             key = (cell.model, cell.sets)
-            found = values.get(key)
-            if found is None:
-                if cell.sets not in self.evaluators:
-                    self.evaluators[cell.sets] = Evaluator({**self.sets, **dict(cell.sets)})
-                found = values[key] = self.evaluators[cell.sets].evaluate_floats(*self.entries[cell.model])
+            found = values.get(key) or self.known.get(key)
+            if found is None or cell.quantity not in found or (cell.guard and cell.guard not in found):
+                found = values[key] = self.evaluate(cell.model, cell.sets, names)
             target = held[cell.at or row_col(cell.coord)]
             if cell.guard and found[cell.guard] == 0:
                 target.cached = "does not fit"
             else:
                 target.cached = found[cell.quantity] * cell.scale
 
+    def evaluate(self, model: str, sets: tuple, names: frozenset[str] | None = None) -> dict:
+        if sets not in self.evaluators:
+            self.evaluators[sets] = Evaluator({**self.sets, **dict(sets)})
+        entry, fields = self.entries[model]
+        return self.evaluators[sets].evaluate_floats(entry, fields, names)
+
     def forget(self) -> None:
-        """Drop the values kept (one model's are needed at a time)."""
+        """Drop the values held (one model's are needed at a time) but those of `keep`."""
+        for key, found in self.values.items():
+            self.known[key] = {n: found[n] for n in self.keep if n in found}
         self.values.clear()
 
 
@@ -103,7 +115,7 @@ _JOB: Job | None = None  # the job the forked workers inherit
 
 def model_sheets(start: int, stop: int) -> Done:
     job, done = _job(), Done([])
-    cacher = Cacher(job.sets, job.entries)
+    cacher = Cacher(job.sets, job.entries, job.keep)
     for i in range(start, stop):
         res = job.results[i]
         sheet = Sheet(job.titles[res.model_id], job.first_block + i)
@@ -115,6 +127,7 @@ def model_sheets(start: int, stop: int) -> Done:
         sheet.finish(job.book)
         done.sheets.append(sheet)
         done.cells += cells if job.manifest else []
+    done.values = cacher.known
     return done
 
 
@@ -139,7 +152,8 @@ def scenario_blocks() -> Done:
 
 
 def _finisher(job: Job, done: Done, from_row: int):
-    cacher = Cacher(job.sets, job.entries)
+    cacher = Cacher(job.sets, job.entries, job.keep)
+    done.values = cacher.known
 
     def finish(sheet: Sheet, cells: list[Cell]) -> None:
         cacher.fill(sheet, cells)
