@@ -114,7 +114,7 @@ def build_workbook(
     titles = sheet_titles([r.model_id for r in results], set(FIXED_SHEETS))
     names_for = names_in(titles)
     write_summary(wb, ledger, results, names_for, cells)
-    write_sweeps(wb, ledger, by_id[sweep_id], names_for(ledger, by_id[sweep_id]), cells)
+    write_sweeps(wb, ledger, by_id[sweep_id], names_for(ledger, by_id[sweep_id]), titles[sweep_id], cells)
     scenarios, scenarios_calc, choice_rows = write_scenario_choices(wb, ledger, results[0])
     job = Job(
         book=wb,

@@ -109,6 +109,10 @@ class Sheet:
             self._max_col = col
         return cell
 
+    def extend_to(self, row: int, col: int) -> None:
+        """Rows and columns used beyond the cells held (rows written from elsewhere)."""
+        self._max_row, self._max_col = max(self._max_row, row), max(self._max_col, col)
+
     def restyle(self, row: int, col: int, **props) -> None:
         cell = self.cells.get((row, col)) or self.set(row, col, "", "s", {})
         cell.style = {**cell.style, **props}
@@ -123,19 +127,33 @@ class Sheet:
         if not rows:
             return
         first, last = min(r for r, _ in rows), max(r for r, _ in rows)
-        if self.chunks and first <= self.chunks[-1][1]:
+        if self.chunks and first <= self.chunks[-1][1]:  # checked before the cells are taken
             raise ValueError(f"{self.title}: row {first} written after row {self.chunks[-1][1]} was flushed")
         cells = {key: self.cells.pop(key) for key in sorted(rows)}
-        self.flushed_formulas += sum(1 for cell in cells.values() if cell.kind == "f")
+        formulas = sum(1 for cell in cells.values() if cell.kind == "f")
         self.notes += [(r, c, cell.note) for (r, c), cell in cells.items() if cell.note]
         heights = {r: h for r, h in self.row_heights.items() if first <= r <= last}
+        parts: list[str] = []
+        shared = render_rows(parts.append, cells, heights, book)
+        self.append_rendered(book, first, last, "".join(parts), formulas, shared)
+
+    def append_rendered(
+        self, book: Book, first: int, last: int, text: str, formulas: int, shared: int
+    ) -> None:
+        """Rows first..last rendered as text (below every row flushed so far), with the
+        formula cells and shared-string references they hold."""
+        if self.chunks and first <= self.chunks[-1][1]:
+            raise ValueError(f"{self.title}: row {first} written after row {self.chunks[-1][1]} was flushed")
         if self.chunks and self.chunks[-1][2] == self._file:  # appended to the sheet's file
             path, first = self._file, self.chunks.pop()[0]
         else:
             path = self._file = book.scratch_file()
         with open(path, "a", encoding="utf-8") as out:
-            self.shared_uses += render_rows(out.write, cells, heights, book)
+            out.write(text)
         self.chunks.append((first, last, path))
+        self.flushed_formulas += formulas
+        self.shared_uses += shared
+        self.extend_to(last, 1)
 
     def seal(self, book: Book) -> None:
         """Render the rows still held: those above the flushed ones into a first file, those
@@ -275,13 +293,15 @@ def column_index(letters: str) -> int:
     return xl_cell_to_rowcol(letters + "1")[1] + 1
 
 
-def _escape(text: str) -> str:
+def escape_markup(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def render_rows(write, cells: dict, heights: dict, book: Book) -> int:
+def render_rows(write, cells: dict, heights: dict, book: Book, hole=None) -> int:
     """<row> elements for cells {(row, col): XCell} and the rows' custom heights, in order;
-    returns the number of shared-string references written."""
+    returns the number of shared-string references written. With `hole`, a formula cell's
+    element stops after its r and s attributes and hole(row, col, cell) is called (a
+    stamp's value goes there)."""
     style_of, shared = book.style_index, book.string_index
     uses = 0
     keys = sorted(cells)
@@ -304,10 +324,13 @@ def render_rows(write, cells: dict, heights: dict, book: Book) -> int:
         if cell.kind == "s" and cell.value != "":
             index = shared(cell.value)
             if index is None:
-                write(f'{head} t="inlineStr"><is>{_t(cell.value)}</is></c>')
+                write(f'{head} t="inlineStr"><is>{inline(cell.value)}</is></c>')
             else:
                 uses += 1
                 write(f'{head} t="s"><v>{index}</v></c>')
+        elif hole is not None and cell.kind == "f":
+            write(head)
+            hole(row, col, cell)
         else:
             write(head + _cell_body(cell))
     if current is not None:
@@ -315,7 +338,8 @@ def render_rows(write, cells: dict, heights: dict, book: Book) -> int:
     return uses
 
 
-def _t(text: str) -> str:
+def inline(text: str) -> str:
+    """An inline string's <t> element."""
     preserve = ' xml:space="preserve"' if text != text.strip() else ""
     return f"<t{preserve}>{xlsx_notes.escape_text(text)}</t>"
 
@@ -323,20 +347,31 @@ def _t(text: str) -> str:
 def _cell_body(cell: XCell) -> str:
     """The rest of a number, empty-text or formula <c> element after its r and s attributes."""
     if cell.kind == "n":
-        return f"><v>{_number(cell.value)}</v></c>"
+        return f"><v>{number_text(cell.value)}</v></c>"
     if cell.kind == "s":
         return "/>"
-    formula, value = _escape(cell.value[1:]), cell.cached
-    if value is NO_VALUE:
+    if cell.cached is NO_VALUE:
         raise ValueError(f"formula without a cached value: {cell.value[:80]}")
+    return formula_body(escape_markup(cell.value[1:]), cell.cached)
+
+
+def formula_body(formula: str, value) -> str:
+    """A formula cell's element after its r and s attributes: the (escaped) formula and its
+    cached value."""
+    attr, text = value_parts(value)
+    return f"{attr}><f>{formula}</f><v>{text}</v></c>"
+
+
+def value_parts(value) -> tuple[str, str]:
+    """A cached value's type attribute and text: a number, a text, or #NUM! where not finite."""
     if isinstance(value, str):
-        return f' t="str"><f>{formula}</f><v>{_escape(value)}</v></c>'
+        return ' t="str"', escape_markup(value)
     if not math.isfinite(value):
-        return f' t="e"><f>{formula}</f><v>#NUM!</v></c>'
-    return f"><f>{formula}</f><v>{_number(value)}</v></c>"
+        return ' t="e"', "#NUM!"
+    return "", number_text(value)
 
 
-def _number(value) -> str:
+def number_text(value) -> str:
     """Shortest text that reads back as the same double (ints exactly)."""
     return str(value) if isinstance(value, int) and not isinstance(value, bool) else repr(float(value))
 

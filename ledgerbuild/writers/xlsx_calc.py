@@ -23,7 +23,7 @@ from ..ledger import Ledger
 from ..printers.excel import formula_template
 from ..units import excel_format
 from .xlsx_book import column_letter
-from .xlsx_layout import FORMULA_FILL, LOOKUP_FILL, merged_style
+from .xlsx_layout import FORMULA_FILL, LOOKUP_FILL, merged_style, quote
 from .xlsx_models import Cell
 from .xlsx_tables import lookup_formula
 
@@ -130,6 +130,61 @@ def _row_formulas(ledger, res, name, forms, names, bound_by_col, rows, columns) 
     return out
 
 
+ROW_MARK, TITLE_MARK = "\x02", "\x03"  # marks in a plan's formulas: a step's row offset; the model's sheet
+
+
+@dataclass
+class BlockPlan:
+    """A block for one kind of model (variant, --set values, targets, variation): its steps
+    and each cell's formula with the rows and the model's sheet left as marks. Written as
+    cells (write_block) or as text (xlsx_stamp.py)."""
+
+    steps: list[str]
+    units: list[str]
+    styles: list[dict]
+    formulas: list[list]  # [step][column]: a marked formula ("=...") or a number (set with --set)
+    set_keys: list[tuple]  # each column's --set values, as the manifest states them
+
+    def fill(self, formula: str, top: int, title: str) -> str:
+        """A marked formula for the block at row `top` of the model whose sheet is `title`."""
+        parts = formula.replace(TITLE_MARK, quote(title)).split(ROW_MARK)
+        parts[1::2] = [str(top + int(k)) for k in parts[1::2]]
+        return "".join(parts)
+
+
+_PLANS: dict[tuple, tuple[Variation, BlockPlan]] = {}
+
+
+def plan_block(ledger: Ledger, res: Result, targets: list[str], variation: Variation, local: set[str]):
+    """The plan for `res`'s kind of model (remembered: a 1,000-model workbook has a few dozen
+    kinds); `local` are the names its cost sheet defines."""
+    forms = _forms(ledger, res)
+    key = (res.tags, frozenset(forms), frozenset(res.overridden), tuple(targets), id(variation))
+    found = _PLANS.get(key)
+    if found is not None and found[0] is variation:
+        return found[1]
+    columns = [column_letter(FIRST_COL + i) for i in range(len(variation.sets))]
+    bound_by_col = [{n: bind(col) for n, bind in variation.binds.items()} for col in columns]
+    names = {n: f"{TITLE_MARK}!{n}" for n in local}
+    rows: dict[str, str] = {}
+    plan = BlockPlan([], [], [], [], [tuple(sorted(sets.items())) for sets in variation.sets])
+    for name in steps(ledger, res, targets, set(variation.binds)):
+        is_lookup = name in ledger.inputs and ledger.inputs[name].kind == "lookup"
+        item = ledger.inputs[name] if name in ledger.inputs else ledger.any_form(name)
+        plan.steps.append(name)
+        plan.units.append(item.unit)
+        plan.styles.append(
+            merged_style(
+                fill=LOOKUP_FILL if is_lookup else FORMULA_FILL,
+                number_format=excel_format(item.unit, item.integer),
+            )
+        )
+        plan.formulas.append(_row_formulas(ledger, res, name, forms, names, bound_by_col, rows, columns))
+        rows[name] = f"{ROW_MARK}{len(rows)}{ROW_MARK}"
+    _PLANS[key] = (variation, plan)
+    return plan
+
+
 def write_block(
     ws,
     top: int,
@@ -137,44 +192,33 @@ def write_block(
     res: Result,
     targets: list[str],
     variation: Variation,
-    names: dict[str, str],
+    local: set[str],
+    title: str,
     cells: list[Cell],
 ) -> dict[str, int]:
-    """Rows from `top` down; returns step name -> row (the caller reads targets there)."""
-    forms = _forms(ledger, res)
-    columns = [column_letter(FIRST_COL + i) for i in range(len(variation.sets))]
-    bound_by_col = [{n: bind(col) for n, bind in variation.binds.items()} for col in columns]
-    set_keys = [tuple(sorted(sets.items())) for sets in variation.sets]
-    rows: dict[str, int] = {}
+    """Rows from `top` down as cells; returns step name -> row (the caller reads targets
+    there). `local` are the names the model's sheet `title` defines."""
+    plan = plan_block(ledger, res, targets, variation, local)
     plain = merged_style()
-    for name in _steps(ledger, res, forms, targets, frozenset(variation.binds)):
-        row = top + len(rows)
-        is_lookup = name in ledger.inputs and ledger.inputs[name].kind == "lookup"
-        item = ledger.inputs[name] if name in ledger.inputs else ledger.any_form(name)
+    for k, name in enumerate(plan.steps):
+        row = top + k
         ws.set(row, 1, res.model_id, "s", plain)
         ws.set(row, 2, name, "s", plain)
-        ws.set(row, 3, item.unit, "s", plain)
-        style = merged_style(
-            fill=LOOKUP_FILL if is_lookup else FORMULA_FILL,
-            number_format=excel_format(item.unit, item.integer),
-        )
-        formulas = _row_formulas(ledger, res, name, forms, names, bound_by_col, rows, columns)
-        for i, (col, formula) in enumerate(zip(columns, formulas, strict=True)):
-            ws.set(row, FIRST_COL + i, formula, "f" if isinstance(formula, str) else "n", style)
-            cells.append(
-                Cell(ws.title, f"{col}{row}", res.model_id, name, set_keys[i], at=(row, FIRST_COL + i))
-            )
-        rows[name] = row
-    return rows
-
-
-_STEPS: dict[tuple, list[str]] = {}
-
-
-def _steps(ledger: Ledger, res: Result, forms: dict, targets: list[str], bound: frozenset) -> list[str]:
-    """steps(), remembered per variant, set of forms, targets and re-bound names (a
-    1,000-model workbook has a few dozen kinds of model)."""
-    key = (res.tags, frozenset(forms), frozenset(res.overridden), tuple(targets), bound)
-    if key not in _STEPS:
-        _STEPS[key] = steps(ledger, res, targets, set(bound))
-    return _STEPS[key]
+        ws.set(row, 3, plan.units[k], "s", plain)
+        for i, formula in enumerate(plan.formulas[k]):
+            col = FIRST_COL + i
+            if isinstance(formula, str):
+                ws.set(row, col, plan.fill(formula, top, title), "f", plan.styles[k])
+                cells.append(
+                    Cell(
+                        ws.title,
+                        f"{column_letter(col)}{row}",
+                        res.model_id,
+                        name,
+                        plan.set_keys[i],
+                        at=(row, col),
+                    )
+                )
+            else:
+                ws.set(row, col, formula, "n", plan.styles[k])
+    return {name: top + k for k, name in enumerate(plan.steps)}

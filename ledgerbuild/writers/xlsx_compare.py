@@ -51,16 +51,14 @@ def compare_calc_sheet(wb, gpus: list[str]):
     return ws
 
 
-def write_compare_calc(ws, ledger: Ledger, results: list[Result], gpus: list[str], names_for, finish) -> dict:
-    """CompareCalc's blocks, one per model (`finish(sheet, cells)` after each: cached values,
-    flush); returns (model, step) -> row."""
+def write_compare_calc(ws, results: list[Result], gpus: list[str], write) -> dict:
+    """CompareCalc's blocks, one per model, by `write(sheet, top row, result, targets,
+    variation) -> step rows`; returns (model, step) -> row."""
     variation = Variation({"gpu": lambda col: f"{col}${GPU_ROW}"}, [{"gpu": g} for g in gpus])
     where: dict[tuple[str, str], int] = {}
     row = GPU_ROW + 1
     for res in results:
-        cells: list[Cell] = []
-        rows = write_block(ws, row, ledger, res, COMPARE, variation, names_for(ledger, res), cells)
-        finish(ws, cells)
+        rows = write(ws, row, res, COMPARE, variation)
         where.update({(res.model_id, n): r for n, r in rows.items()})
         row += len(rows)
     return where
@@ -139,7 +137,9 @@ SWEEPS = [  # (varied name, values, fixed names, columns, note)
 ]
 
 
-def write_sweeps(wb, ledger: Ledger, res: Result, names: dict[str, str], cells: list[Cell]) -> None:
+def write_sweeps(
+    wb, ledger: Ledger, res: Result, names: dict[str, str], title: str, cells: list[Cell]
+) -> None:
     """Sweeps (tables and charts) with their workings on SweepsCalc."""
     calc = _calc_sheet(
         wb,
@@ -164,7 +164,7 @@ def write_sweeps(wb, ledger: Ledger, res: Result, names: dict[str, str], cells: 
         binds: dict[str, Callable[[str], str]] = {var: _cell_in_row(value_row)}
         binds.update({n: _constant(t) for n, t in fixed.items()})
         variation = Variation(binds, [{var: str(v), **fixed} for v in values])
-        rows = write_block(calc, calc_row + 1, ledger, res, columns, variation, names, cells)
+        rows = write_block(calc, calc_row + 1, ledger, res, columns, variation, set(names), title, cells)
         header(ws, top + 1, [var] + columns)
         for i, v in enumerate(values):
             r, col = top + 2 + i, column_letter(FIRST_COL + i)

@@ -74,7 +74,14 @@ def write_models_table(wb, ledger: Ledger, results: list[Result]) -> None:
 
 
 def write_model_sheet(wb, ws, ledger: Ledger, res: Result, cells: list[Cell]) -> None:
+    write_model_head(wb, ws, res)
+    write_model_body(wb, ws, ledger, res, cells)
+
+
+def write_model_head(wb, ws, res: Result) -> None:
+    """Rows 1-3: the model's name, variants and id (what differs between models of a kind)."""
     widths(ws, COLUMNS)
+    print_setup(ws)
     text(ws, 1, 1, f"{res.model_name} ({res.model_id})", font=TITLE_FONT)
     text(
         ws,
@@ -86,6 +93,11 @@ def write_model_sheet(wb, ws, ledger: Ledger, res: Result, cells: list[Cell]) ->
     text(ws, 3, 1, "model_id")
     text(ws, 3, 2, res.model_id, fill=INPUT_FILL)
     define(wb, ws, "model_id", 3, 2, local=True)
+
+
+def write_model_body(wb, ws, ledger: Ledger, res: Result, cells: list[Cell]) -> None:
+    """Rows 5 on: the model fields and every quantity of the model's variant (the same for
+    every model of a variant and --set values: stamped, see xlsx_stamp.py)."""
     header(ws, 5, ["name", "value", "unit", "formula", "description", "source"])
     row = 6
     text(ws, row, 1, "model fields", font=SECTION_FONT)
@@ -127,7 +139,6 @@ def write_model_sheet(wb, ws, ledger: Ledger, res: Result, cells: list[Cell]) ->
             _describe(ws, row, q.name, q.unit, shown.lstrip("="), q.description, q.source)
             define(wb, ws, q.name, row, 2, local=True)
             row += 1
-    print_setup(ws)
 
 
 def _describe(ws, row, name, unit, formula_text, description, source):

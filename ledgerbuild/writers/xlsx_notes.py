@@ -28,7 +28,7 @@ _RUN = '<rPr><sz val="8"/><color indexed="81"/><rFont val="Tahoma"/><family val=
 _VML_HEAD = (
     '<xml xmlns:v="urn:schemas-microsoft-com:vml" xmlns:o="urn:schemas-microsoft-com:office:office" '
     'xmlns:x="urn:schemas-microsoft-com:office:excel"><o:shapelayout v:ext="edit">'
-    '<o:idmap v:ext="edit" data="{block}"/></o:shapelayout><v:shapetype id="_x0000_t202" '
+    '<o:idmap v:ext="edit" data="{0}"/></o:shapelayout><v:shapetype id="_x0000_t202" '
     'coordsize="21600,21600" o:spt="202" path="m,l,21600r21600,l21600,xe"><v:stroke joinstyle="miter"/>'
     '<v:path gradientshapeok="t" o:connecttype="rect"/></v:shapetype>'
 )
@@ -82,6 +82,17 @@ def _span(sizes: list[int], start: int, offset: int, length: int) -> tuple[int, 
 
 def render(notes: list[tuple[int, int, str]], block: int, widths: dict, heights: dict) -> tuple[str, str]:
     """(commentsN.xml, vmlDrawingN.vml) for notes (row, column 1-based, text) in row order."""
+    comments, vml = template(notes, widths, heights)
+    return comments, drawing(vml, block, len(notes))
+
+
+def drawing(vml_template: str, block: int, count: int) -> str:
+    """The VML part of a template for the sheet's block."""
+    return vml_template.format(block, *range(1024 * block + 1, 1024 * block + count + 1))
+
+
+def template(notes: list[tuple[int, int, str]], widths: dict, heights: dict) -> tuple[str, str]:
+    """(commentsN.xml, the VML part as a format string: {0} the block, {i} the i-th shape id)."""
     if len(notes) > MAX_NOTES:
         raise ValueError(f"{len(notes)} notes on one sheet; at most {MAX_NOTES}")
     last_row = max(r for r, _, _ in notes) + 12
@@ -89,7 +100,7 @@ def render(notes: list[tuple[int, int, str]], block: int, widths: dict, heights:
     cols = [column_px(widths.get(c + 1)) for c in range(last_col)]
     rows = [row_px(heights.get(r + 1)) for r in range(last_row)]
     col_at, row_at = [0, *accumulate(cols)], [0, *accumulate(rows)]
-    comments, shapes = [_COMMENTS_HEAD], [_VML_HEAD.format(block=block)]
+    comments, shapes = [_COMMENTS_HEAD], [_VML_HEAD]
     for i, (row, col, text) in enumerate(notes, start=1):
         r0, c0 = row - 1, col - 1
         row_start, y1 = (r0 - 1, 10) if r0 > 0 else (0, 2)
@@ -100,7 +111,7 @@ def render(notes: list[tuple[int, int, str]], block: int, widths: dict, heights:
         comments.append(f'<comment ref="{ref}" authorId="0"><text><r>{_RUN}{_t(text)}</r></text></comment>')
         shapes.append(
             _SHAPE.format(
-                id=1024 * block + i,
+                id=f"{{{i}}}",
                 left=(col_at[col_start] + x1) * 0.75,
                 top=(row_at[row_start] + y1) * 0.75,
                 z=i,

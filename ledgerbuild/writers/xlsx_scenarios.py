@@ -10,7 +10,7 @@ from .. import catalog
 from ..evaluate import Result, to_plain
 from ..ledger import Ledger
 from .xlsx_book import column_index, column_letter, coordinate
-from .xlsx_calc import FIRST_COL, Variation, write_block
+from .xlsx_calc import FIRST_COL, Variation
 from .xlsx_layout import (
     INPUT_FILL,
     TITLE_FONT,
@@ -119,9 +119,9 @@ def write_scenario_choices(wb, ledger: Ledger, first: Result) -> tuple:
     return ws, calc, choice_rows
 
 
-def write_scenarios_calc(calc, ledger: Ledger, results: list[Result], names_for, choice_rows, finish) -> dict:
-    """ScenariosCalc's blocks, one per model (`finish(sheet, first row)` after each: cached
-    values, flush); returns (model, step) -> row."""
+def write_scenarios_calc(calc, results: list[Result], choice_rows, write) -> dict:
+    """ScenariosCalc's blocks, one per model, by `write(sheet, top row, result, targets,
+    variation) -> step rows`; returns (model, step) -> row."""
 
     def cell_of(name):
         row = choice_rows["weight_dtype" if name in FOLLOWERS else name]
@@ -134,9 +134,7 @@ def write_scenarios_calc(calc, ledger: Ledger, results: list[Result], names_for,
     where: dict[tuple[str, str], int] = {}
     row = 4
     for res in results:
-        cells: list[Cell] = []
-        rows = write_block(calc, row, ledger, res, RESULTS, variation, names_for(ledger, res), cells)
-        finish(calc, cells)
+        rows = write(calc, row, res, RESULTS, variation)
         where.update({(res.model_id, n): r for n, r in rows.items()})
         row += len(rows)
     return where

@@ -38,8 +38,9 @@ from .xlsx_layout import (
     check_cell,
     merged_style,
 )
-from .xlsx_models import Cell, write_model_sheet
+from .xlsx_models import Cell, write_model_body, write_model_head
 from .xlsx_scenarios import write_scenarios_calc
+from .xlsx_stamp import BlockStamper, Stamp
 
 PARALLEL_FROM = 48  # models; below this the workers' start-up costs more than they save
 
@@ -114,19 +115,26 @@ _JOB: Job | None = None  # the job the forked workers inherit
 
 
 def model_sheets(start: int, stop: int) -> Done:
+    """Cost sheets: each model's head rows, and its body stamped from the first model of its
+    kind (variant and --set values: xlsx_stamp.py)."""
     job, done = _job(), Done([])
     cacher = Cacher(job.sets, job.entries, job.keep)
+    stamps: dict[tuple, Stamp] = {}
     for i in range(start, stop):
         res = job.results[i]
         sheet = Sheet(job.titles[res.model_id], job.first_block + i)
-        cells: list[Cell] = []
-        write_model_sheet(job.book, sheet, job.ledger, res, cells)
-        cacher.fill(sheet, cells)
-        cacher.forget()
+        write_model_head(job.book, sheet, res)
+        kind = (res.tags, frozenset(res.overridden))
+        if kind not in stamps:
+            body, cells = Sheet(sheet.title), list[Cell]()
+            write_model_body(job.book, body, job.ledger, res, cells)
+            stamps[kind] = Stamp.capture(job.book, body, cells)
+        stamp = stamps[kind]
+        values = cacher.evaluate(res.model_id, (), stamp.quantities | job.keep)
+        stamp.apply(job.book, sheet, res.model_id, values, done.cells if job.manifest else None)
+        cacher.known[res.model_id, ()] = {n: values[n] for n in job.keep if n in values}
         check_cell(sheet)
-        sheet.finish(job.book)
         done.sheets.append(sheet)
-        done.cells += cells if job.manifest else []
     done.values = cacher.known
     return done
 
@@ -134,8 +142,7 @@ def model_sheets(start: int, stop: int) -> Done:
 def compare_blocks() -> Done:
     job = _job()
     done = Done([job.compare])
-    finish = _finisher(job, done, from_row=job.compare.max_row + 1)
-    done.where = write_compare_calc(job.compare, job.ledger, job.results, job.gpus, job.names_for, finish)
+    done.where = write_compare_calc(job.compare, job.results, job.gpus, _stamper(job, done))
     _close(job, job.compare)
     return done
 
@@ -143,25 +150,16 @@ def compare_blocks() -> Done:
 def scenario_blocks() -> Done:
     job = _job()
     done = Done([job.scenarios])
-    finish = _finisher(job, done, from_row=job.scenarios.max_row + 1)
-    done.where = write_scenarios_calc(
-        job.scenarios, job.ledger, job.results, job.names_for, job.choice_rows, finish
-    )
+    done.where = write_scenarios_calc(job.scenarios, job.results, job.choice_rows, _stamper(job, done))
     _close(job, job.scenarios)
     return done
 
 
-def _finisher(job: Job, done: Done, from_row: int):
+def _stamper(job: Job, done: Done) -> BlockStamper:
     cacher = Cacher(job.sets, job.entries, job.keep)
     done.values = cacher.known
-
-    def finish(sheet: Sheet, cells: list[Cell]) -> None:
-        cacher.fill(sheet, cells)
-        cacher.forget()
-        sheet.flush(job.book, from_row)
-        done.cells += cells if job.manifest else []
-
-    return finish
+    cells = done.cells if job.manifest else None
+    return BlockStamper(job.book, job.ledger, job.names_for, job.titles, cacher, cells)
 
 
 def _close(job: Job, sheet: Sheet) -> None:
