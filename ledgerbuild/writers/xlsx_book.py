@@ -22,17 +22,11 @@ from __future__ import annotations
 import functools
 import math
 import os
-import shutil
 import tempfile
-import zipfile
 from dataclasses import dataclass, field
 from typing import Any
 
-import xlsxwriter
-import xlsxwriter.workbook
-from xlsxwriter.packager import Packager
 from xlsxwriter.utility import xl_cell_to_rowcol, xl_col_to_name, xl_rowcol_to_cell
-from xlsxwriter.worksheet import Worksheet
 
 from . import xlsx_notes
 
@@ -83,13 +77,12 @@ class Sheet:
         self.charts: list[Chart] = []
         self.tables: list[Table] = []
         self.page: dict[str, Any] = {}
-        self.chunks: list[tuple[int, int, str]] = []  # (first row, last row, file) of flushed rows
+        self.chunks: list[tuple[int, int, list[Segment]]] = []  # (first row, last row, text) flushed
         self.notes: list[tuple[int, int, str]] = []  # flushed notes (row, column, text)
-        self.note_files: tuple[str, str] | None = None  # rendered comments and VML parts
+        self.note_parts: tuple[Segment, Segment] | None = None  # rendered comments and VML
         self.shared_uses = 0  # shared-string references in flushed rows
         self.checked = False  # its check cell is written
         self.flushed_formulas = 0
-        self._file = ""  # the scratch file flushes append to
         self._max_row = self._max_col = 1
 
     @property
@@ -144,20 +137,24 @@ class Sheet:
         formula cells and shared-string references they hold."""
         if self.chunks and first <= self.chunks[-1][1]:
             raise ValueError(f"{self.title}: row {first} written after row {self.chunks[-1][1]} was flushed")
-        if self.chunks and self.chunks[-1][2] == self._file:  # appended to the sheet's file
-            path, first = self._file, self.chunks.pop()[0]
+        path, offset, size = book.scratch_write(text)
+        if self.chunks:
+            before, _, segments = self.chunks[-1]
+            last_path, last_offset, last_size = segments[-1]
+            if last_path == path and last_offset + last_size == offset:  # contiguous: one segment
+                segments[-1] = (path, last_offset, last_size + size)
+                self.chunks[-1] = (before, last, segments)
+            else:
+                self.chunks.append((first, last, [(path, offset, size)]))
         else:
-            path = self._file = book.scratch_file()
-        with open(path, "a", encoding="utf-8") as out:
-            out.write(text)
-        self.chunks.append((first, last, path))
+            self.chunks.append((first, last, [(path, offset, size)]))
         self.flushed_formulas += formulas
         self.shared_uses += shared
         self.extend_to(last, 1)
 
     def seal(self, book: Book) -> None:
-        """Render the rows still held: those above the flushed ones into a first file, those
-        below into a last (before the save: shared strings are final when it starts)."""
+        """Render the rows still held: those above the flushed ones first, those below last
+        (before the save: shared strings are final when it starts)."""
         if not self.chunks:
             self.flush(book)
             return
@@ -165,9 +162,13 @@ class Sheet:
         if any(first <= r <= last for r, _ in self.cells):
             raise ValueError(f"{self.title}: a cell was written inside rows already flushed")
         self.flush(book, last + 1)
-        chunks, self.chunks, self._file = self.chunks, [], ""
+        chunks, self.chunks = self.chunks, []
         self.flush(book)
         self.chunks += chunks
+
+    def segments(self) -> list[Segment]:
+        """Where the sheet's rendered rows are, in row order."""
+        return [segment for _, _, segments in self.chunks for segment in segments]
 
     def finish(self, book: Book) -> None:
         """Flush every row and render the notes: the sheet is final (a worker's last step)."""
@@ -181,26 +182,35 @@ class Sheet:
         if not self.notes:
             return
         self.notes.sort()
-        paths = book.scratch_file(), book.scratch_file()
-        for path, text in zip(
-            paths, xlsx_notes.render(self.notes, self.block, self.col_widths, self.row_heights), strict=True
-        ):
-            with open(path, "w", encoding="utf-8") as out:
-                out.write(text)
-        self.note_files, self.notes = paths, []
+        comments, vml = xlsx_notes.render(self.notes, self.block, self.col_widths, self.row_heights)
+        self.note_parts = book.scratch_write(comments), book.scratch_write(vml)
+        self.notes = []
+
+
+Segment = tuple[str, int, int]  # (scratch file, byte offset, byte length)
 
 
 class Book:
     def __init__(self) -> None:
         self.worksheets: list[Sheet] = []
         self.names: dict[str, str] = {}  # workbook-scoped defined names -> reference
-        self.xw = _Workbook(
-            None, {"strings_to_numbers": False, "strings_to_formulas": False, "strings_to_urls": False}
+        from .xlsx_package import LedgerWorkbook  # it saves a Book: imported when one exists
+
+        self.xw = LedgerWorkbook(
+            None,
+            {
+                "strings_to_numbers": False,
+                "strings_to_formulas": False,
+                "strings_to_urls": False,
+                "in_memory": True,
+            },
         )
         self.frozen = False  # a worker: styles and shared strings are the parent's, read-only
         self._formats: dict[tuple, Any] = {}
         self._style_ids: dict[int, tuple[int, dict]] = {}  # id(style dict) -> (xf index, the dict)
         self._scratch = tempfile.TemporaryDirectory(prefix="ledgerbuild-")
+        self._out: Any = None  # this process's scratch file, appended to
+        self._out_pid, self._out_path = 0, ""
         self._blocks = 0
 
     def create_sheet(self, title: str, index: int | None = None) -> Sheet:
@@ -226,10 +236,23 @@ class Book:
     def __getitem__(self, title: str) -> Sheet:
         return next(s for s in self.worksheets if s.title == title)
 
-    def scratch_file(self) -> str:
-        fd, path = tempfile.mkstemp(suffix=".xml", dir=self._scratch.name)
-        os.close(fd)
-        return path
+    def scratch_write(self, text: str) -> Segment:
+        """Append rendered text to this process's scratch file (one per process: workers
+        write theirs); returns where it is."""
+        if self._out is None or self._out_pid != os.getpid():
+            self._out_pid = os.getpid()
+            self._out_path = os.path.join(self._scratch.name, f"{self._out_pid}.xml")
+            self._out = open(self._out_path, "ab")
+        data = text.encode("utf-8")
+        offset = self._out.tell()
+        self._out.write(data)
+        return self._out_path, offset, len(data)
+
+    def scratch_done(self) -> None:
+        """Everything this process wrote is on disk (a worker's last step; before the save)."""
+        if self._out is not None and self._out_pid == os.getpid():
+            self._out.close()
+            self._out = None
 
     def style_index(self, style: dict) -> int:
         """The style's xf index (0: the default), registered on first use."""
@@ -263,9 +286,12 @@ class Book:
         self.frozen = True
 
     def save(self, path: str) -> None:
+        from .xlsx_package import save
+
         try:
             save(self, path)
         finally:
+            self.scratch_done()
             self._scratch.cleanup()
 
 
@@ -374,142 +400,3 @@ def value_parts(value) -> tuple[str, str]:
 def number_text(value) -> str:
     """Shortest text that reads back as the same double (ints exactly)."""
     return str(value) if isinstance(value, int) and not isinstance(value, bool) else repr(float(value))
-
-
-class SheetData(Worksheet):
-    """A worksheet whose <sheetData> is our Sheet's rendered rows, copied from their files in
-    row order; its notes from their rendered parts."""
-
-    ledger_sheet: Sheet
-
-    def _write_rows(self) -> None:
-        for _, _, path in self.ledger_sheet.chunks:
-            with open(path, encoding="utf-8") as rows:
-                shutil.copyfileobj(rows, self.fh, 1 << 20)
-
-    def _prepare_vml_objects(self, vml_data_id, vml_shape_id, vml_drawing_id, comment_id):
-        """The notes' parts are rendered (xlsx_notes.py); only their links are made here."""
-        self.external_vml_links.append(["/vmlDrawing", f"../drawings/vmlDrawing{vml_drawing_id}.vml"])
-        self.external_comment_links.append(["/comments", f"../comments{comment_id}.xml"])
-        return 0
-
-
-class _Packager(Packager):
-    """Copies the rendered notes parts of our sheets instead of assembling them."""
-
-    def _write_vml_files(self) -> None:
-        self._copy_notes(1, "xl/drawings/vmlDrawing{}.vml")
-
-    def _write_comment_files(self) -> None:
-        self._copy_notes(0, "xl/comments{}.xml")
-
-    def _copy_notes(self, part: int, name: str) -> None:
-        index = 1
-        for ws in self.workbook.worksheets():
-            if ws.has_vml:
-                shutil.copyfile(ws.ledger_sheet.note_files[part], self._filename(name.format(index)))
-                index += 1
-
-
-class _Workbook(xlsxwriter.Workbook):
-    def _get_packager(self):
-        return _Packager()
-
-    def _store_workbook(self) -> None:
-        zip_file = xlsxwriter.workbook.ZipFile
-        xlsxwriter.workbook.ZipFile = functools.partial(zipfile.ZipFile, compresslevel=1)  # type: ignore[misc]
-        try:
-            super()._store_workbook()
-        finally:
-            xlsxwriter.workbook.ZipFile = zip_file  # type: ignore[misc]
-
-
-def save(book: Book, path: str) -> None:
-    """Write the book as .xlsx; a formula without a cached value is a bug and refused. Parts
-    are deflated at level 1 (zlib's fastest): for the 645 MB of XML of 1,000 models, 3x
-    faster than the default level 6 for a file ~25 % larger."""
-    wb = book.xw
-    wb.filename = path
-    sheets = [wb.add_worksheet(s.title, worksheet_class=SheetData) for s in book.worksheets]
-    for ws, sheet in zip(sheets, book.worksheets, strict=True):
-        _write_sheet(wb, ws, sheet, book)  # the heights of held rows first: their notes' boxes
-        sheet.render_notes(book)
-        sheet.seal(book)
-        ws.has_vml = ws.has_comments = sheet.note_files is not None
-    wb.str_table.count = sum(s.shared_uses for s in book.worksheets)
-    for name, reference in book.names.items():
-        wb.define_name(name, "=" + reference)
-    for index, sheet in enumerate(book.worksheets):
-        for name, reference in sheet.names.items():  # names checked by xlsx_layout.define
-            wb.defined_names.append([name, index, reference, False])
-    wb.close()
-
-
-def _quoted(title: str) -> str:
-    return "'" + title.replace("'", "''") + "'"
-
-
-def _write_sheet(wb, ws, sheet: Sheet, book: Book) -> None:
-    ws.ledger_sheet = sheet
-    fmt = book.format_of
-    ws._check_dimensions(0, 0)
-    ws._check_dimensions(sheet.max_row - 1, sheet.max_column - 1)
-    for col, width in sheet.col_widths.items():
-        ws.set_column(col - 1, col - 1, width)
-    for row, height in sheet.row_heights.items():
-        ws.set_row(row - 1, height)
-    if sheet.freeze:
-        ws.freeze_panes(sheet.freeze[0] - 1, sheet.freeze[1] - 1)
-    for cells, options in sheet.validations:
-        ws.data_validation(cells, options)
-    for cells, formula, style in sheet.conditional:
-        ws.conditional_format(cells, {"type": "formula", "criteria": "=" + formula, "format": fmt(style)})
-    for table in sheet.tables:  # after the cells: the table writes its header row
-        ws.add_table(
-            table.first - 1,
-            0,
-            table.last - 1,
-            len(table.columns) - 1,
-            {
-                "name": table.name,
-                "autofilter": False,
-                "style": "Table Style Light 1",
-                "columns": [
-                    {"header": h, "header_format": fmt(sheet.cells[table.first, c].style)}
-                    for c, h in enumerate(table.columns, start=1)
-                ],
-            },
-        )
-    for chart in sheet.charts:
-        ws.insert_chart(chart.anchor, _chart(wb, chart))
-    _page_setup(ws, sheet.page)
-
-
-def _chart(wb, spec: Chart):
-    chart = wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
-    chart.add_series(
-        {
-            "name": "=" + spec.name,
-            "categories": "=" + spec.xs,
-            "values": "=" + spec.ys,
-            "marker": {"type": "circle"},
-        }
-    )
-    chart.set_title({"name": spec.title})
-    chart.set_x_axis({"name": spec.x_title, "log_base": 2})
-    chart.set_y_axis({"name": spec.y_title})
-    chart.set_legend({"none": True})
-    chart.set_style(13)
-    chart.set_size({"width": 605, "height": 283})
-    return chart
-
-
-def _page_setup(ws, page: dict) -> None:
-    if not page:
-        return
-    ws.set_landscape() if page.get("landscape", True) else ws.set_portrait()
-    ws.fit_to_pages(1, page.get("fit_height", 0))
-    if page.get("repeat_rows"):
-        ws.repeat_rows(*(r - 1 for r in page["repeat_rows"]))
-    ws.set_header(f"&L{page['header_left']}&R{page['header_right']}")
-    ws.set_footer(f"&L{page['footer_left']}&Rpage &P of &N")

@@ -99,23 +99,14 @@ class Stamp:
             else:
                 parts.append(formula_body(formula, values[cell.quantity] * cell.scale))
             parts.append(segment)
-        path = book.scratch_file()
-        with open(path, "w", encoding="utf-8") as out:
-            out.write("".join(parts))
-        sheet.chunks.append((self.first, self.last, path))
-        sheet.flushed_formulas += len(self.holes)
-        sheet.shared_uses += self.shared_uses
+        sheet.append_rendered(book, self.first, self.last, "".join(parts), len(self.holes), self.shared_uses)
         sheet.extend_to(self.last, self.max_column)
         sheet.freeze = self.freeze
         title = quote(sheet.title)
         sheet.names.update((name, f"{title}!{reference}") for name, reference in self.names)
         if self.comments is not None:
-            paths = book.scratch_file(), book.scratch_file()
-            texts = self.comments, xlsx_notes.drawing(self.vml, sheet.block, self.note_count)
-            for note_path, text in zip(paths, texts, strict=True):
-                with open(note_path, "w", encoding="utf-8") as out:
-                    out.write(text)
-            sheet.note_files = paths
+            vml = xlsx_notes.drawing(self.vml, sheet.block, self.note_count)
+            sheet.note_parts = book.scratch_write(self.comments), book.scratch_write(vml)
         if cells is not None:
             cells += [
                 Cell(

@@ -136,6 +136,7 @@ def model_sheets(start: int, stop: int) -> Done:
         check_cell(sheet)
         done.sheets.append(sheet)
     done.values = cacher.known
+    job.book.scratch_done()
     return done
 
 
@@ -165,6 +166,7 @@ def _stamper(job: Job, done: Done) -> BlockStamper:
 def _close(job: Job, sheet: Sheet) -> None:
     check_cell(sheet)  # row 1, still held: written before the flushed rows
     sheet.render_notes(job.book)
+    job.book.scratch_done()
 
 
 def _job() -> Job:
