@@ -1,12 +1,13 @@
 """Float evaluation of the ledger: the sympy declarations compiled to plain Python source.
 
-Scope: a list of quantities (one model variant, in ledger order) becomes one generated Python
-function of {input name: number} that fills in every quantity, using only the node kinds the
+Scope: a list of quantities (one model variant, in ledger order) becomes a Python function of
+{input name: number} that fills in every quantity, using only the node kinds the
 ledger uses (those of exact.py). Integer inputs stay Python ints through sums, products and
 floor/ceiling, so counts come out as ints; anything divided or scaled by a fraction is a float
 (rationals are written as float literals). About a hundred times faster than the exact path:
 for cached values and sweeps, where doubles are what Excel holds anyway.
-Shortcut: the generated source is kept per variant in memory, not on disk.
+Shortcut: each form is compiled once per process, in memory (not on disk); a variant's or a
+block's evaluator is the list of its forms' functions.
 """
 
 from __future__ import annotations
@@ -74,22 +75,34 @@ def python_source(expr, exact: bool = False) -> str:
     raise TypeError(f"no compiled form for {type(expr).__name__}: {expr}")
 
 
+_SCOPE: dict[str, Any] = {"_floor": math.floor, "_ceil": math.ceil, "_log": math.log, "_pi": math.pi}
+_FUNCTIONS: dict[int, tuple[Quantity, Callable[[dict], Any]]] = {}  # id(form) -> (form, its function)
+
+
+def _functions(quantities: Sequence[Quantity]) -> list[Callable[[dict], Any]]:
+    """Each form's function of {name: number}, compiled once per process (those not yet
+    compiled in one batch): variants and the subsets a workbook block needs share them."""
+    missing = [q for q in quantities if _FUNCTIONS.get(id(q), (None,))[0] is not q]
+    if missing:
+        source = "[" + ",\n".join(f"lambda v: {python_source(q.expr)}" for q in missing) + "]"
+        functions = eval(compile(source, "<ledger compiled>", "eval"), _SCOPE)
+        for q, function in zip(missing, functions, strict=True):
+            _FUNCTIONS[id(q)] = (q, function)
+    return [_FUNCTIONS[id(q)][1] for q in quantities]
+
+
 def compile_quantities(quantities: Sequence[Quantity]) -> Callable[[dict], dict]:
     """A function that adds each quantity's value to the given {name: number} dict; a
     quantity already there (set on the command line) keeps its value."""
-    lines = ["def evaluate(v):"]
-    for q in quantities:
-        lines += [f"    if {q.name!r} not in v:", f"        v[{q.name!r}] = {python_source(q.expr)}"]
-    lines.append("    return v")
-    scope: dict[str, Any] = {
-        "_floor": math.floor,
-        "_ceil": math.ceil,
-        "_log": math.log,
-        "_pi": math.pi,
-    }
-    exec(compile("\n".join(lines), "<ledger compiled>", "exec"), scope)
-    function: Callable[[dict], dict] = scope["evaluate"]
-    return function
+    steps = tuple(zip([q.name for q in quantities], _functions(quantities), strict=True))
+
+    def evaluate(v: dict) -> dict:
+        for name, function in steps:
+            if name not in v:
+                v[name] = function(v)
+        return v
+
+    return evaluate
 
 
 _COMPILED: dict[tuple[int, ...], Callable[[dict], dict]] = {}
