@@ -48,6 +48,9 @@ class Cell:
 
 
 COLUMNS = {1: 34, 2: 24, 3: 12, 4: 60, 5: 60, 6: 40}  # name, value, unit, formula, description, source
+HEADINGS = ["name", "value", "unit", "formula", "description", "source"]
+MODEL_FIELDS, FROM_TABLE, SET_ON_CLI = "model fields", "Models table", "set on the command line"
+BODY_TEXTS = (*HEADINGS, MODEL_FIELDS, FROM_TABLE, SET_ON_CLI)  # texts every cost sheet shows
 
 
 def model_fields_used(ledger: Ledger, result: Result) -> list[str]:
@@ -98,9 +101,9 @@ def write_model_head(wb, ws, res: Result) -> None:
 def write_model_body(wb, ws, ledger: Ledger, res: Result, cells: list[Cell]) -> None:
     """Rows 5 on: the model fields and every quantity of the model's variant (the same for
     every model of a variant and --set values: stamped, see xlsx_stamp.py)."""
-    header(ws, 5, ["name", "value", "unit", "formula", "description", "source"])
+    header(ws, 5, HEADINGS)
     row = 6
-    text(ws, row, 1, "model fields", font=SECTION_FONT)
+    text(ws, row, 1, MODEL_FIELDS, font=SECTION_FONT)
     row += 1
     for name in model_fields_used(ledger, res):
         inp = ledger.inputs[name]
@@ -112,7 +115,7 @@ def write_model_body(wb, ws, ledger: Ledger, res: Result, cells: list[Cell]) -> 
             fill=LOOKUP_FILL,
             number_format=excel_format(inp.unit, inp.integer),
         )
-        _describe(ws, row, name, inp.unit, "Models table", inp.description, inp.source)
+        _describe(ws, row, name, inp.unit, FROM_TABLE, inp.description, inp.source)
         define(wb, ws, name, row, 2, local=True)
         cells.append(Cell(ws.title, f"B{row}", res.model_id, name))
         row += 1
@@ -123,7 +126,7 @@ def write_model_body(wb, ws, ledger: Ledger, res: Result, cells: list[Cell]) -> 
             fmt = excel_format(q.unit, q.integer)
             if q.name in res.overridden:
                 put(ws, row, 2, to_plain(res.values[q.name]), fill=INPUT_FILL, number_format=fmt)
-                shown = "set on the command line"
+                shown = SET_ON_CLI
             else:
                 shown = formula_template(q.expr).fill({})
                 put(

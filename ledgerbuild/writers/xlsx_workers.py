@@ -38,11 +38,11 @@ from .xlsx_layout import (
     check_cell,
     merged_style,
 )
-from .xlsx_models import Cell, write_model_body, write_model_head
+from .xlsx_models import BODY_TEXTS, Cell, write_model_body, write_model_head
 from .xlsx_scenarios import write_scenarios_calc
 from .xlsx_stamp import BlockStamper, Stamp
 
-PARALLEL_FROM = 48  # models; below this the workers' start-up costs more than they save
+PARALLEL_FROM = 8  # models; below this the workers' start-up costs more than they save (32: 1.36 -> 1.22 s)
 
 
 @dataclass
@@ -226,7 +226,7 @@ def register_styles_and_strings(job: Job) -> None:
         merged_style(font=HEADER_FONT, fill=HEADER_FILL),
     ):
         book.style_index(style)
-    texts = set(ledger.topics)
+    texts = set(ledger.topics) | set(BODY_TEXTS)
     for x in items:
         texts |= {x.name, x.unit, x.description or "", x.source or ""}
     for forms in ledger.forms.values():
