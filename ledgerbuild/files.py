@@ -1,6 +1,7 @@
 """Output files written atomically: a temporary file beside the target, renamed into place.
 
-A failed or interrupted run leaves the previous file (or none), never a half-written one. The
+A failed or interrupted run leaves the previous file (or none), never a half-written one.
+Scratch folders (ScratchFolder: a big workbook's rendered rows) go the same way. The
 file gets the mode a plain `open()` would give it (0666 less the umask: 0644 under 022), not
 mkstemp's 0600. Temporary files are removed on an exception, on SIGTERM and SIGHUP (the
 handler removes them, then the signal takes its default course); a `kill -9` can leave one
@@ -10,16 +11,21 @@ handler removes them, then the signal takes its default course); a `kill -9` can
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import stat
 import tempfile
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 
 from .errors import LedgerError
 
 _PENDING: set[str] = set()  # temporary files of writes in progress
+_SCRATCH: set[str] = set()  # scratch folders of this process (a workbook's rendered rows)
+_SCRATCH_OWNER = os.getpid()
 _HANDLED = False
+_SCRATCH_PREFIX = "ledgerbuild-scratch-"
 
 
 def _file_mode() -> int:
@@ -31,6 +37,9 @@ def _file_mode() -> int:
 def _on_signal(signum, frame) -> None:
     for tmp in list(_PENDING):
         Path(tmp).unlink(missing_ok=True)
+    if os.getpid() == _SCRATCH_OWNER:
+        for folder in list(_SCRATCH):
+            shutil.rmtree(folder, ignore_errors=True)
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
 
@@ -72,6 +81,45 @@ def atomic_save(path: Path, save: Callable[[str], object]) -> None:
         raise
     finally:
         _PENDING.discard(tmp)
+
+
+class ScratchFolder:
+    """A temporary folder for intermediate files (named with the process id), removed by
+    cleanup(), at exit, and on SIGTERM and SIGHUP; folders a killed run left (its process
+    gone) are removed when the next one is made."""
+
+    def __init__(self) -> None:
+        _install_handlers()
+        _remove_stale_scratch()
+        self.name = tempfile.mkdtemp(prefix=f"{_SCRATCH_PREFIX}{os.getpid()}-")
+        _SCRATCH.add(self.name)
+        self._finalizer = weakref.finalize(self, _remove_scratch, self.name, os.getpid())
+
+    def cleanup(self) -> None:
+        self._finalizer()
+
+
+def _remove_scratch(folder: str, owner: int) -> None:
+    if os.getpid() == owner:  # a forked worker exiting leaves its parent's folder alone
+        shutil.rmtree(folder, ignore_errors=True)
+        _SCRATCH.discard(folder)
+
+
+def _remove_stale_scratch() -> None:
+    for folder in Path(tempfile.gettempdir()).glob(f"{_SCRATCH_PREFIX}*"):
+        pid = folder.name[len(_SCRATCH_PREFIX) :].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def write_output(path: Path, save: Callable[[str], object]) -> None:

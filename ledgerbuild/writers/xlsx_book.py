@@ -22,12 +22,12 @@ from __future__ import annotations
 import functools
 import math
 import os
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
 from xlsxwriter.utility import xl_cell_to_rowcol, xl_col_to_name, xl_rowcol_to_cell
 
+from ..files import ScratchFolder
 from . import xlsx_notes
 
 NO_VALUE = object()  # a formula whose cached value is not known yet
@@ -208,7 +208,7 @@ class Book:
         self.frozen = False  # a worker: styles and shared strings are the parent's, read-only
         self._formats: dict[tuple, Any] = {}
         self._style_ids: dict[int, tuple[int, dict]] = {}  # id(style dict) -> (xf index, the dict)
-        self._scratch = tempfile.TemporaryDirectory(prefix="ledgerbuild-")
+        self._scratch = ScratchFolder()
         self._out: Any = None  # this process's scratch file, appended to
         self._out_pid, self._out_path = 0, ""
         self._blocks = 0

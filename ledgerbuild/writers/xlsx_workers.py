@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -202,7 +204,17 @@ def run(job: Job, workers: int | None = None) -> list[Done]:
 
 
 def _freeze() -> None:
+    """A worker's start: the book read-only, and an exit as soon as its parent is gone (a
+    SIGTERM or kill of the run ends its workers too)."""
     _job().book.freeze()
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.2)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def register_styles_and_strings(job: Job) -> None:
