@@ -2,6 +2,7 @@
 
 import json
 import re
+from pathlib import Path
 
 import openpyxl
 import pytest
@@ -354,6 +355,46 @@ def test_outputs_follow_the_umask_and_stale_temporaries_are_removed(tmp_path, um
     for name in ("plan.xlsx", "n.md", "n.png"):
         assert (tmp_path / name).stat().st_mode & 0o777 == mode, name
     assert not stale.exists()
+
+
+def test_a_terminated_build_leaves_no_scratch_no_workers_and_no_output(tmp_path, monkeypatch):
+    """Issue 17: SIGTERM during a workbook built by workers removes the scratch folder of
+    rendered rows, ends the workers and leaves no workbook; a folder a killed (-9) run left
+    is removed by the next build."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    (tmp_path / "ledgerbuild-scratch-999999999-x").mkdir()  # no such process
+    out = tmp_path / "w.xlsx"
+    build = subprocess.Popen(
+        [sys.executable, "-m", "ledgerbuild.cli", "xlsx", "--models", "all,all", "-o", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+    )
+    scratch = []
+    for _ in range(300):  # until the workers have started (the folder appears with them)
+        scratch = list(tmp_path.glob("ledgerbuild-scratch-*"))
+        if any(str(build.pid) in p.name for p in scratch) or build.poll() is not None:
+            break
+        time.sleep(0.02)
+    build.send_signal(signal.SIGTERM)
+    build.wait(timeout=60)
+    time.sleep(0.5)  # the workers notice their parent is gone
+    assert not list(tmp_path.glob("ledgerbuild-scratch-*")), scratch
+    assert not out.exists() and not list(tmp_path.glob(".w.xlsx.*"))
+    workers = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if str(out).encode() in cmdline.read_bytes():
+                workers.append(cmdline.parent.name)
+        except OSError:  # a process that ended meanwhile
+            pass
+    assert workers == []
 
 
 def test_models_take_folders_globs_and_all_plus_paths(tmp_path):
