@@ -350,7 +350,7 @@ def render_rows(write, cells: dict, heights: dict, book: Book, hole=None) -> int
         if cell.kind == "s" and cell.value != "":
             index = shared(cell.value)
             if index is None:
-                write(f'{head} t="inlineStr"><is>{inline(cell.value)}</is></c>')
+                write(f'{head} t="inlineStr"><is>{xlsx_notes.inline(cell.value)}</is></c>')
             else:
                 uses += 1
                 write(f'{head} t="s"><v>{index}</v></c>')
@@ -362,12 +362,6 @@ def render_rows(write, cells: dict, heights: dict, book: Book, hole=None) -> int
     if current is not None:
         write("</row>")
     return uses
-
-
-def inline(text: str) -> str:
-    """An inline string's <t> element."""
-    preserve = ' xml:space="preserve"' if text != text.strip() else ""
-    return f"<t{preserve}>{xlsx_notes.escape_text(text)}</t>"
 
 
 def _cell_body(cell: XCell) -> str:

@@ -54,7 +54,8 @@ def escape_text(text: str) -> str:
     return text
 
 
-def _t(text: str) -> str:
+def inline(text: str) -> str:
+    """A text's <t> element (leading or trailing spaces kept)."""
     preserve = ' xml:space="preserve"' if text != text.strip() else ""
     return f"<t{preserve}>{escape_text(text)}</t>"
 
@@ -108,7 +109,9 @@ def template(notes: list[tuple[int, int, str]], widths: dict, heights: dict) -> 
         col_end, x2 = _span(cols, col_start, x1, WIDTH_PX)
         row_end, y2 = _span(rows, row_start, y1, HEIGHT_PX)
         ref = xl_rowcol_to_cell(r0, c0)
-        comments.append(f'<comment ref="{ref}" authorId="0"><text><r>{_RUN}{_t(text)}</r></text></comment>')
+        comments.append(
+            f'<comment ref="{ref}" authorId="0"><text><r>{_RUN}{inline(text)}</r></text></comment>'
+        )
         shapes.append(
             _SHAPE.format(
                 id=f"{{{i}}}",

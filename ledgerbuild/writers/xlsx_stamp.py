@@ -20,7 +20,6 @@ from .xlsx_book import (
     coordinate,
     escape_markup,
     formula_body,
-    inline,
     number_text,
     render_rows,
     row_col,
@@ -29,6 +28,7 @@ from .xlsx_book import (
 from .xlsx_calc import FIRST_COL, ROW_MARK, TITLE_MARK, BlockPlan, plan_block
 from .xlsx_layout import quote
 from .xlsx_models import Cell
+from .xlsx_notes import inline
 
 _HOLE = None  # where a value goes, in the rendered parts
 

@@ -142,19 +142,19 @@ def model_sheets(start: int, stop: int) -> Done:
     return done
 
 
-def compare_blocks() -> Done:
+def workings(name: str) -> Done:
+    """CompareCalc's or ScenariosCalc's blocks, one per model."""
     job = _job()
-    done = Done([job.compare])
-    done.where = write_compare_calc(job.compare, job.results, job.gpus, _stamper(job, done))
-    _close(job, job.compare)
-    return done
-
-
-def scenario_blocks() -> Done:
-    job = _job()
-    done = Done([job.scenarios])
-    done.where = write_scenarios_calc(job.scenarios, job.results, job.choice_rows, _stamper(job, done))
-    _close(job, job.scenarios)
+    sheet = job.compare if name == "CompareCalc" else job.scenarios
+    done = Done([sheet])
+    write = _stamper(job, done)
+    if name == "CompareCalc":
+        done.where = write_compare_calc(sheet, job.results, job.gpus, write)
+    else:
+        done.where = write_scenarios_calc(sheet, job.results, job.choice_rows, write)
+    check_cell(sheet)  # row 1, still held: written before the flushed rows
+    sheet.render_notes(job.book)
+    job.book.scratch_done()
     return done
 
 
@@ -163,12 +163,6 @@ def _stamper(job: Job, done: Done) -> BlockStamper:
     done.values = cacher.known
     cells = done.cells if job.manifest else None
     return BlockStamper(job.book, job.ledger, job.names_for, job.titles, cacher, cells)
-
-
-def _close(job: Job, sheet: Sheet) -> None:
-    check_cell(sheet)  # row 1, still held: written before the flushed rows
-    sheet.render_notes(job.book)
-    job.book.scratch_done()
 
 
 def _job() -> Job:
@@ -184,8 +178,8 @@ def run(job: Job, workers: int | None = None) -> list[Done]:
     tasks: list[tuple[Callable[..., Done], tuple]] = [
         (model_sheets, (0, half)),
         (model_sheets, (half, n)),
-        (compare_blocks, ()),
-        (scenario_blocks, ()),
+        (workings, ("CompareCalc",)),
+        (workings, ("ScenariosCalc",)),
     ]
     workers = workers if workers is not None else (os.cpu_count() or 1)
     parallel = workers > 1 and n >= PARALLEL_FROM and "fork" in multiprocessing.get_all_start_methods()
