@@ -90,15 +90,7 @@ def build_workbook(
     model_ids = select(model_spec, catalog.models(), "models")
     gpu_ids = [catalog.load_gpu(g) for g in select(gpu_spec, catalog.gpus(), "gpus")]
     entries = [catalog.load_model(m) for m in _progress(model_ids, progress, "reading models")]
-    # the cells carry formulas: exact values are not needed; the float path checks every
-    # quantity evaluates (and its values of what the views show are kept)
-    results = [evaluator.evaluate_entry(*e, exact_values=False) for e in entries]
-    cacher = Cacher(sets, {r.model_id: e for r, e in zip(results, entries, strict=True)}, VIEW_QUANTITIES)
-    for res, (entry, fields) in zip(results, _progress(entries, progress, "evaluating"), strict=True):
-        found = evaluator.evaluate_floats(entry, fields)
-        cacher.known[res.model_id, ()] = {n: v for n, v in found.items() if n in VIEW_QUANTITIES}
-    if len({r.model_id for r in results}) != len(results):
-        raise LedgerError("--models: the same model is selected twice")
+    results, cacher = _evaluate(evaluator, entries, sets, progress)
     if evaluator.keys()["gpu"] not in gpu_ids:
         gpu_ids.insert(0, evaluator.keys()["gpu"])
     by_id = {r.model_id: r for r in results}
@@ -134,32 +126,63 @@ def build_workbook(
     )
     if progress:
         print(f"writing {len(results)} model sheets and their workings", file=sys.stderr)
-    model_part, second_half, compare_part, scenario_part = run(job, workers)
-    models_at = wb.sheetnames.index("ScenariosCalc")  # the model sheets before the workings
-    for i, sheet in enumerate(model_part.sheets + second_half.sheets):
-        wb.add_sheet(sheet, models_at + i)
-    _replace(wb, compare_part.sheets[0])
-    _replace(wb, scenario_part.sheets[0])
-    for part in (model_part, second_half, compare_part, scenario_part):
-        cells += part.cells
-        cacher.known.update(part.values)
-    write_scenarios(wb, scenarios, ledger, results, scenario_part.where, cells)
-    write_compare(wb, ledger, results, gpu_ids, compare_part.where, cells)
+    compare_where, scenario_where = _place(wb, run(job, workers), cells, cacher)
+    write_scenarios(wb, scenarios, ledger, results, scenario_where, cells)
+    write_compare(wb, ledger, results, gpu_ids, compare_where, cells)
     write_models_table(wb, ledger, results)
-    rows = {"gpus": [catalog.gpus()[g] for g in gpu_ids]}
-    for t in ("dtypes", "workloads", "time_models", "engines", "training_recipes", "rope_methods"):
-        rows[t] = list(catalog.table(t).values())
-    for table, table_rows in rows.items():
-        write_table(wb, table, table_rows)
-    views = {t: wb[t] for t in VIEW_SHEETS}
-    for model_cells in _by_model(c for c in cells if c.sheet in VIEW_SHEETS):
-        for title in VIEW_SHEETS:
-            cacher.fill(views[title], [c for c in model_cells if c.sheet == title])
-        cacher.forget()  # one model's values held at a time
+    _write_tables(wb, gpu_ids)
+    _cache_views(wb, cells, cacher)
     for ws in wb.worksheets:
         if ws.title not in ("About", *TABLE_SHEETS.values()) and not ws.checked:
             check_cell(ws)
     return wb, cells, results
+
+
+def _evaluate(evaluator: Evaluator, entries: list[tuple], sets: dict, progress: bool):
+    """(results, a Cacher knowing each model's values of what the views show). The cells
+    carry formulas, so results hold no exact values; the float path checks that every
+    quantity evaluates."""
+    results = [evaluator.evaluate_entry(entry, fields, exact_values=False) for entry, fields in entries]
+    if len({r.model_id for r in results}) != len(results):
+        raise LedgerError("--models: the same model is selected twice")
+    cacher = Cacher(sets, {r.model_id: e for r, e in zip(results, entries, strict=True)}, VIEW_QUANTITIES)
+    for res, (entry, fields) in zip(results, _progress(entries, progress, "evaluating"), strict=True):
+        found = evaluator.evaluate_floats(entry, fields)
+        cacher.known[res.model_id, ()] = {n: v for n, v in found.items() if n in VIEW_QUANTITIES}
+    return results, cacher
+
+
+def _place(wb: Book, parts: list, cells: list[Cell], cacher: Cacher) -> tuple[dict, dict]:
+    """The jobs' sheets into the book (model sheets before the workings); returns where the
+    CompareCalc and ScenariosCalc steps are."""
+    model_part, second_half, compare_part, scenario_part = parts
+    models_at = wb.sheetnames.index("ScenariosCalc")
+    for i, sheet in enumerate(model_part.sheets + second_half.sheets):
+        wb.add_sheet(sheet, models_at + i)
+    for part in (compare_part, scenario_part):  # in place of the parent's copies
+        wb.worksheets[wb.sheetnames.index(part.sheets[0].title)] = part.sheets[0]
+    for part in parts:
+        cells += part.cells
+        cacher.known.update(part.values)
+    return compare_part.where, scenario_part.where
+
+
+def _write_tables(wb: Book, gpu_ids: list[str]) -> None:
+    write_table(wb, "gpus", [catalog.gpus()[g] for g in gpu_ids])
+    for table in ("dtypes", "workloads", "time_models", "engines", "training_recipes", "rope_methods"):
+        write_table(wb, table, list(catalog.table(table).values()))
+
+
+def _cache_views(wb: Book, cells: list[Cell], cacher: Cacher) -> None:
+    """The view sheets' cached values, one model at a time (mostly known from the jobs)."""
+    by_model: dict[str, list[Cell]] = {}
+    for c in cells:
+        if c.sheet in VIEW_SHEETS:
+            by_model.setdefault(c.model, []).append(c)
+    for model_cells in by_model.values():
+        for title in VIEW_SHEETS:
+            cacher.fill(wb[title], [c for c in model_cells if c.sheet == title])
+        cacher.forget()
 
 
 FIXED_SHEETS = [
@@ -177,18 +200,6 @@ FIXED_SHEETS = [
 ]
 VIEW_SHEETS = ("Summary", "Compare", "Scenarios", "Sweeps", "SweepsCalc")  # held in memory
 VIEW_QUANTITIES = frozenset(SUMMARY + COMPARE + RESULTS + ["max_concurrency", "offline_concurrency"])
-
-
-def _by_model(cells) -> list[list[Cell]]:
-    out: dict[str, list[Cell]] = {}
-    for c in cells:
-        out.setdefault(c.model, []).append(c)
-    return list(out.values())
-
-
-def _replace(wb: Book, sheet) -> None:
-    """A sheet a worker finished, in place of the parent's copy."""
-    wb.worksheets[wb.sheetnames.index(sheet.title)] = sheet
 
 
 def save_atomically(wb, path: Path) -> None:

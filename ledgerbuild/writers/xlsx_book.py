@@ -1,4 +1,4 @@
-"""An in-memory workbook the sheet writers fill, saved through XlsxWriter.
+"""An in-memory workbook the sheet writers fill, saved through XlsxWriter (xlsx_package.py).
 
 Scope: cells (number, text or formula with its cached value), cell notes, styles as XlsxWriter
 format properties, widths and heights, frozen panes, defined names (workbook or sheet scope),
@@ -7,14 +7,14 @@ XlsxWriter: it stores a cached value beside each formula (`write_formula(..., va
 file previews, Protected View, mobile viewers and `pandas.read_excel` show numbers while Excel
 and LibreOffice still recalculate; openpyxl cannot, and XlsxWriter writes the file about
 three times faster. openpyxl stays for reading workbooks back in tests.
-Shortcuts: the cell XML is written by us, not cell by cell through XlsxWriter's table (which
-would hold every cell a second time and costs ~10 us a cell): formulas are written as they
-are (ours use only Excel 2007 functions, so none needs XlsxWriter's _xlfn. search of 30
-patterns). A sheet can `flush()` its rows to a scratch file as soon as they are final (a
-1,000-model workbook never holds its 3.5 M cells at once); rows are rendered with the book's
-style and shared-string indices, so a worker process (`freeze()`: nothing new registered)
-writes a text it has no shared index for as an inline string. Notes are rendered by
-xlsx_notes.py.
+Shortcuts: the cell XML is written by us (`render_rows`), not cell by cell through
+XlsxWriter's table (which would hold every cell a second time and costs ~10 us a cell):
+formulas are written as they are (ours use only Excel 2007 functions, so none needs
+XlsxWriter's _xlfn. search of 30 patterns). Rows leave memory as soon as they are final
+(`Sheet.flush`, `append_rendered`): rendered with the book's style and shared-string
+indices into one scratch file per process, streamed into the zip at the save; a worker
+process (`freeze()`: nothing new registered) writes a text it has no shared index for as an
+inline string. Notes are rendered by xlsx_notes.py.
 """
 
 from __future__ import annotations
@@ -169,11 +169,6 @@ class Sheet:
     def segments(self) -> list[Segment]:
         """Where the sheet's rendered rows are, in row order."""
         return [segment for _, _, segments in self.chunks for segment in segments]
-
-    def finish(self, book: Book) -> None:
-        """Flush every row and render the notes: the sheet is final (a worker's last step)."""
-        self.flush(book)
-        self.render_notes(book)
 
     def render_notes(self, book: Book) -> None:
         self.notes += [(r, c, cell.note) for (r, c), cell in sorted(self.cells.items()) if cell.note]

@@ -76,11 +76,6 @@ def write_models_table(wb, ledger: Ledger, results: list[Result]) -> None:
     print_setup(ws)
 
 
-def write_model_sheet(wb, ws, ledger: Ledger, res: Result, cells: list[Cell]) -> None:
-    write_model_head(wb, ws, res)
-    write_model_body(wb, ws, ledger, res, cells)
-
-
 def write_model_head(wb, ws, res: Result) -> None:
     """Rows 1-3: the model's name, variants and id (what differs between models of a kind)."""
     widths(ws, COLUMNS)

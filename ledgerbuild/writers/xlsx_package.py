@@ -69,7 +69,7 @@ class _Packager(Packager):
 class _StreamingZip(zipfile.ZipFile):
     """A ZipFile whose entries may hold markers of streamed pieces (level-1 deflate)."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._files: dict[str, Any] = {}
 

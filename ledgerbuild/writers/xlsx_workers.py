@@ -2,9 +2,10 @@
 
 Scope: the model cost sheets, CompareCalc's blocks and ScenariosCalc's blocks hold ~97 % of a
 workbook's cells and depend on nothing but the evaluated models and the sheets' layout, so
-they are built as independent jobs: each writes a block, stores its cached values (the
-ledger's floats for the block's scenario), renders the finished rows to the book's scratch
-folder and drops them (`Sheet.flush`). With many models (`PARALLEL_FROM`) and more than one
+they are built as independent jobs: each renders a model's rows as text with their cached
+values (the ledger's floats for each column's scenario) into its process's scratch file,
+stamped per kind of model (xlsx_stamp.py), and keeps nothing else. From `PARALLEL_FROM` models,
+with more than one
 CPU the jobs run in forked workers; the parent registers every style and shared string the
 jobs can use first and the workers only read them (`Book.freeze`), writing any other text
 inline. Jobs return the finished sheets (their rows in files), the rows of each step and,
