@@ -37,5 +37,5 @@ run_tier() {  # pytest's exit 5 (nothing collected for this tier) is not a failu
   if [ "$rc" -eq 5 ]; then echo "pytest: no tests in tier '$1' (exit 5)"; return 0; fi
   return "$rc"
 }
-run_tier "not oracle and not libreoffice and not tex and not sites and not slow" "$@"
+run_tier "not oracle and not libreoffice and not tex and not sites and not slow" -n auto "$@"  # pytest-xdist: one process a CPU
 run_tier "oracle or libreoffice or tex or sites or slow" "$@"
