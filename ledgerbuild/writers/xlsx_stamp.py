@@ -5,12 +5,14 @@ model of a variant under the same --set values: the same names, formulas (they r
 sheet's own defined names), styles, row heights and notes. Only the cached values differ. A
 `Stamp` is that body rendered to text once, split where each formula's cached value goes;
 `apply` writes a model's body from it with the model's values (~0.5 ms a sheet against ~9 ms
-written cell by cell), its notes parts and its defined names.
+written cell by cell), its notes parts and its defined names. `BlockStamper` does the same for
+the workings blocks (CompareCalc, ScenariosCalc), whose formulas also differ by the block's
+rows and the model's sheet name: holes for those too.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import xlsx_notes
 from .xlsx_book import (
@@ -108,18 +110,7 @@ class Stamp:
             vml = xlsx_notes.drawing(self.vml, sheet.block, self.note_count)
             sheet.note_parts = book.scratch_write(self.comments), book.scratch_write(vml)
         if cells is not None:
-            cells += [
-                Cell(
-                    sheet.title,
-                    coordinate(*c.at) if c.at else c.coord,
-                    model,
-                    c.quantity,
-                    c.sets,
-                    c.scale,
-                    c.guard,
-                )
-                for _, c in self.holes
-            ]
+            cells += [replace(c, sheet=sheet.title, model=model) for _, c in self.holes]
 
 
 class BlockStamper:
