@@ -10,6 +10,8 @@ fragment, and every catalog string through `tex_escape`. Files are written atomi
 from __future__ import annotations
 
 import functools
+import multiprocessing
+import os
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -329,16 +331,18 @@ def write_docs(
         from .plots import FigureJobs  # matplotlib only when plots are asked for
 
         figures = FigureJobs(results, sets, out)  # drawn while the documents are rendered
-    for result in _progress(results, progress, "writing documents"):
-        figures_of = figures.names[result.model_id] if figures else []
-        context = model_context(evaluator.ledger, result, figures_of)
-        for fmt, env in envs.items():
-            main = "model.md.j2" if fmt == "md" else "model.tex.j2"
-            write_text(out / f"{result.model_id}.{fmt}", render(env, main, context))
-            written += 1
-            if fmt == "tex":
-                write_text(out / f"{result.model_id}-body.tex", render(env, "model-body.tex.j2", context))
-                written += 1
+    global _DOCS
+    _DOCS = (evaluator.ledger, results, envs, figures.names if figures else {}, out)
+    try:
+        if figures is None and len(results) >= 8 and (os.cpu_count() or 1) > 1:
+            # no figures drawing: the second CPU takes half the models (forked: nothing pickled in)
+            half = (len(results) + 1) // 2
+            with multiprocessing.get_context("fork").Pool(2) as pool:
+                written += sum(pool.starmap(_model_documents, [(0, half), (half, len(results))]))
+        else:
+            written += _model_documents(0, len(results), progress)
+    finally:
+        _DOCS = None
     vlms = [r for r in results if "vision" in r.tags]
     vision_plots: list[str] = []
     if plots and vlms:
@@ -359,6 +363,26 @@ def write_docs(
     if figures:
         written += figures.wait()
     return f"wrote {written} files for {len(results)} models to {out}"
+
+
+_DOCS: tuple | None = None  # what _model_documents reads (a forked worker inherits it)
+
+
+def _model_documents(start: int, stop: int, progress: bool = False) -> int:
+    """Each model's documents, results[start:stop]; returns the number of files written."""
+    assert _DOCS is not None
+    ledger, results, envs, figure_names, out = _DOCS
+    written = 0
+    for result in _progress(results[start:stop], progress, "writing documents"):
+        context = model_context(ledger, result, figure_names.get(result.model_id, []))
+        for fmt, env in envs.items():
+            main = "model.md.j2" if fmt == "md" else "model.tex.j2"
+            write_text(out / f"{result.model_id}.{fmt}", render(env, main, context))
+            written += 1
+            if fmt == "tex":
+                write_text(out / f"{result.model_id}-body.tex", render(env, "model-body.tex.j2", context))
+                written += 1
+    return written
 
 
 def derive(model: str, quantity: str, fmt: str, sets: dict, templates: Path | None = None) -> str:
