@@ -15,18 +15,17 @@ from ledgerbuild.families import family_of
 from ledgerbuild.families_vision import vlm_family
 
 _MODEL_TYPE = {"kimi_k2": "deepseek_v3"}
-# a tiny Llama the FLOP, numerics and LoRA referees run on CPU (GQA 4:2, head_dim 16)
-TINY_LLAMA = dict(
-    model_type="llama",
-    architectures=["LlamaForCausalLM"],
+# the tiny dimensions the CPU referees share (GQA 4:2, head_dim 16); each family adds its own
+TINY_DIMS = dict(
     hidden_size=64,
-    num_hidden_layers=2,
     num_attention_heads=4,
     num_key_value_heads=2,
     head_dim=16,
     intermediate_size=96,
     vocab_size=101,
 )
+# a tiny Llama the FLOP, numerics and LoRA referees run on CPU
+TINY_LLAMA = dict(model_type="llama", architectures=["LlamaForCausalLM"], num_hidden_layers=2, **TINY_DIMS)
 _DROP = {"architectures", "model_type"}
 
 

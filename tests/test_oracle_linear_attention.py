@@ -15,7 +15,7 @@ import warnings
 import pytest
 import torch
 
-from hf_oracle import causal_lm, count_params
+from hf_oracle import TINY_DIMS, causal_lm, count_params
 from ledgerbuild.evaluate import evaluate
 
 pytestmark = pytest.mark.oracle
@@ -23,13 +23,7 @@ pytestmark = pytest.mark.oracle
 TINY = dict(
     model_type="qwen3_next",
     architectures=["Qwen3NextForCausalLM"],
-    hidden_size=64,
     num_hidden_layers=8,
-    num_attention_heads=4,
-    num_key_value_heads=2,
-    head_dim=16,
-    intermediate_size=96,
-    vocab_size=101,
     num_experts=4,
     num_experts_per_tok=2,
     moe_intermediate_size=32,
@@ -40,6 +34,7 @@ TINY = dict(
     linear_value_head_dim=16,
     linear_conv_kernel_dim=4,
     full_attention_interval=4,
+    **TINY_DIMS,
 )
 
 

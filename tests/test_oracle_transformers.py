@@ -16,7 +16,7 @@ import pytest
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from hf_oracle import TINY_LLAMA, causal_lm, count_params
+from hf_oracle import TINY_DIMS, TINY_LLAMA, causal_lm, count_params
 from ledgerbuild import catalog
 from ledgerbuild.evaluate import evaluate
 
@@ -45,15 +45,10 @@ TINY = {
     "mixtral": dict(
         model_type="mixtral",
         architectures=["MixtralForCausalLM"],
-        hidden_size=64,
         num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        head_dim=16,
-        intermediate_size=96,
-        vocab_size=101,
         num_local_experts=4,
         num_experts_per_tok=2,
+        **TINY_DIMS,
     ),
     "deepseek_v3": dict(
         model_type="deepseek_v3",
@@ -146,28 +141,20 @@ def test_kv_bytes_equal_cache_tensors(tiny):
     assert r.value("kv_bytes_at_context") == cached
 
 
-BASE = dict(
-    hidden_size=64,
-    num_attention_heads=4,
-    num_key_value_heads=2,
-    head_dim=16,
-    intermediate_size=96,
-    vocab_size=101,
-)
 WINDOWED = {  # sliding-window and chunked layer patterns, each family's own rule
     "mistral": dict(
         model_type="mistral",
         architectures=["MistralForCausalLM"],
         num_hidden_layers=2,
         sliding_window=4,
-        **BASE,
+        **TINY_DIMS,
     ),
     "gemma2": dict(
         model_type="gemma2",
         architectures=["Gemma2ForCausalLM"],
         num_hidden_layers=4,
         sliding_window=4,
-        **BASE,
+        **TINY_DIMS,
     ),
     "gemma3": dict(
         model_type="gemma3_text",
@@ -175,7 +162,7 @@ WINDOWED = {  # sliding-window and chunked layer patterns, each family's own rul
         num_hidden_layers=6,
         sliding_window=4,
         sliding_window_pattern=3,
-        **BASE,
+        **TINY_DIMS,
     ),
     "gpt_oss": dict(
         model_type="gpt_oss",
@@ -184,7 +171,7 @@ WINDOWED = {  # sliding-window and chunked layer patterns, each family's own rul
         sliding_window=4,
         num_local_experts=4,
         num_experts_per_tok=2,
-        **BASE,
+        **TINY_DIMS,
     ),
     "llama4": dict(
         model_type="llama4_text",
@@ -195,7 +182,7 @@ WINDOWED = {  # sliding-window and chunked layer patterns, each family's own rul
         num_experts_per_tok=1,
         intermediate_size_mlp=96,
         interleave_moe_layer_step=1,
-        **BASE,
+        **TINY_DIMS,
     ),
 }
 

@@ -60,10 +60,10 @@ def symbol_names(expr: sp.Basic) -> tuple[str, ...]:
     return tuple(s.name for s in expr.free_symbols)
 
 
-def steps(ledger: Ledger, res: Result, targets: list[str], bound: set[str]) -> list[str]:
+def steps(ledger: Ledger, res: Result, forms: dict, targets: list[str], bound: set[str]) -> list[str]:
     """The lookups and quantities `targets` need that depend on a bound name: lookups first,
-    then in ledger order (inputs with formula defaults before the quantities)."""
-    forms = _forms(ledger, res)
+    then in ledger order (inputs with formula defaults before the quantities); `forms` are
+    _forms(ledger, res)."""
     lookups = {i.name: i for i in ledger.inputs_of("lookup")}
     depends: dict[str, bool] = {}
 
@@ -168,7 +168,7 @@ def plan_block(ledger: Ledger, res: Result, targets: list[str], variation: Varia
     names = {n: f"{TITLE_MARK}!{n}" for n in local}
     rows: dict[str, str] = {}
     plan = BlockPlan([], [], [], [], [tuple(sorted(sets.items())) for sets in variation.sets])
-    for name in steps(ledger, res, targets, set(variation.binds)):
+    for name in steps(ledger, res, forms, targets, set(variation.binds)):
         is_lookup = name in ledger.inputs and ledger.inputs[name].kind == "lookup"
         item = ledger.inputs[name] if name in ledger.inputs else ledger.any_form(name)
         plan.steps.append(name)
