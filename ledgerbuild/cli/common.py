@@ -4,9 +4,9 @@ options that read the same everywhere (--gpus, --set)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from .. import __version__
 from ..errors import LedgerError, one_line
@@ -23,11 +23,30 @@ SET_HELP = (
     "Override any input (model field by its config.json name, or a scenario input) or "
     "quantity: NAME=VALUE. Repeatable."
 )
-out = Console()
+
+
+class _Console:
+    """rich's Console made on first use: `show --json` and the error path never import rich
+    (its import is a sixth of a short run)."""
+
+    _made: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if _Console._made is None:
+            from rich.console import Console
+
+            _Console._made = Console()
+        return getattr(_Console._made, name)
+
+
+out: Any = _Console()
 
 
 def print_error(message: str) -> None:
     """One line on stderr; the message is data (no markup, no control characters)."""
+    from rich.console import Console
+    from rich.text import Text
+
     Console(stderr=True).print(
         Text("error: ", style="red") + Text(one_line(message)), highlight=False, soft_wrap=True
     )

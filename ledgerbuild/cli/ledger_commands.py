@@ -69,7 +69,6 @@ def show(
     import json
 
     from ..numeric import numeric_evaluator
-    from ..writers.terminal import show_table
 
     evaluator = numeric_evaluator(
         _sets(
@@ -87,6 +86,8 @@ def show(
         docs = [r.as_json() for r in results]
         sys.stdout.write(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2) + "\n")
         return
+    from ..writers.terminal import show_table  # rich: only for people
+
     for result in results:
         show_table(result, out)
 
