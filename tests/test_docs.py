@@ -299,14 +299,14 @@ def test_catalog_strings_stay_text_in_latex(hostile_docs):
 
 
 def test_a_forked_worker_writes_the_same_documents(tmp_path, monkeypatch):
-    """Without plots, a second process writes half the models' documents: the files are the
-    ones a single process writes, byte for byte."""
+    """A second process writes half the models' documents and figures: the files are the ones
+    a single process writes, byte for byte."""
     from ledgerbuild.writers import docs
 
-    models = "llama-3-8b,qwen3-8b,deepseek-v3,gpt-oss-20b,gemma-3-27b,mixtral-8x7b,llama-3.2-1b,phi-3-mini-4k"
-    write_docs(models, ["md", "tex"], {}, tmp_path / "two", plots=False)
+    models = "llama-3-8b,qwen3-8b,deepseek-v3,gpt-oss-20b,gemma-3-27b,mixtral-8x7b,llama-3.2-1b,qwen2-vl-7b"
+    write_docs(models, ["md", "tex"], {}, tmp_path / "two", plots=True)
     monkeypatch.setattr(docs.os, "cpu_count", lambda: 1)
-    write_docs(models, ["md", "tex"], {}, tmp_path / "one", plots=False)
+    write_docs(models, ["md", "tex"], {}, tmp_path / "one", plots=True)
     two = {p.name: p.read_bytes() for p in (tmp_path / "two").iterdir()}
     one = {p.name: p.read_bytes() for p in (tmp_path / "one").iterdir()}
-    assert len(one) == 8 * 3 + 2 and one == two
+    assert len(one) == 8 * 5 + 2 + 2 and one == two  # md, tex, body, svg, pdf; the VLM figure

@@ -70,7 +70,11 @@ def docs(
     set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
     output: Path = typer.Option(Path("build/docs"), "-o", "--output", help="Folder"),
     templates: Path | None = typer.Option(None, help="A folder of your own templates"),
-    plots: bool = typer.Option(True, "--plots/--no-plots", help="matplotlib SVG + PNG"),
+    plots: bool = typer.Option(
+        True,
+        "--plots/--no-plots",
+        help="a figure per model (one more for the VLMs): SVG for Markdown, PDF for LaTeX",
+    ),
 ):
     """Write derivations: one Markdown / LaTeX document per model and an index.
 

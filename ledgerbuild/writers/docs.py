@@ -37,7 +37,7 @@ from ..printers.latex import (
     unit_tex,
 )
 from ..units import human
-from .plots import VISION_CAPTION
+from .plots import VISION_CAPTION, figure_files, model_figure, vision_figure
 from .plots import caption as plot_caption
 from .xlsx import _progress, select
 
@@ -326,16 +326,12 @@ def write_docs(
     out = Path(out)
     prepare_folder(out)
     written = 0
-    figures = None
-    if plots:
-        from .plots import FigureJobs  # matplotlib only when plots are asked for
-
-        figures = FigureJobs(results, sets, out)  # drawn while the documents are rendered
+    figure_names = {r.model_id: figure_files(r.model_id) for r in results} if plots else {}
     global _DOCS
-    _DOCS = (evaluator.ledger, results, envs, figures.names if figures else {}, out)
+    _DOCS = (evaluator.ledger, results, envs, figure_names, sets, out)
     try:
-        if figures is None and len(results) >= 8 and (os.cpu_count() or 1) > 1:
-            # no figures drawing: the second CPU takes half the models (forked: nothing pickled in)
+        if len(results) >= 8 and (os.cpu_count() or 1) > 1:
+            # the second CPU takes half the models (forked: nothing pickled in)
             half = (len(results) + 1) // 2
             with multiprocessing.get_context("fork").Pool(2) as pool:
                 written += sum(pool.starmap(_model_documents, [(0, half), (half, len(results))]))
@@ -346,8 +342,6 @@ def write_docs(
     vlms = [r for r in results if "vision" in r.tags]
     vision_plots: list[str] = []
     if plots and vlms:
-        from .plots import vision_figure
-
         vision_plots = vision_figure(vlms, sets, out)
         written += len(vision_plots)
     for fmt, env in envs.items():
@@ -360,8 +354,6 @@ def write_docs(
         }
         write_text(out / f"index.{fmt}", render(env, f"index.{fmt}.j2", index))
         written += 1
-    if figures:
-        written += figures.wait()
     return f"wrote {written} files for {len(results)} models to {out}"
 
 
@@ -371,9 +363,11 @@ _DOCS: tuple | None = None  # what _model_documents reads (a forked worker inher
 def _model_documents(start: int, stop: int, progress: bool = False) -> int:
     """Each model's documents, results[start:stop]; returns the number of files written."""
     assert _DOCS is not None
-    ledger, results, envs, figure_names, out = _DOCS
+    ledger, results, envs, figure_names, sets, out = _DOCS
     written = 0
     for result in _progress(results[start:stop], progress, "writing documents"):
+        if result.model_id in figure_names:
+            written += len(model_figure(result, sets, out))
         context = model_context(ledger, result, figure_names.get(result.model_id, []))
         for fmt, env in envs.items():
             main = "model.md.j2" if fmt == "md" else "model.tex.j2"
