@@ -26,8 +26,8 @@ SET_HELP = (
 
 
 class _Console:
-    """rich's Console made on first use: `show --json` and the error path never import rich
-    (its import is a sixth of a short run)."""
+    """rich's Console made on first use: `show --json` never imports rich (its import was a
+    sixth of that run)."""
 
     _made: Any = None
 

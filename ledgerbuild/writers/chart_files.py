@@ -10,7 +10,6 @@ become "?"), the content stream deflated; no dates, so the same chart gives the 
 from __future__ import annotations
 
 import zlib
-from xml.sax.saxutils import escape
 
 from .chart import Box, Chart, Line, Mark, Primitive, layout, text_width
 
@@ -19,7 +18,8 @@ DOTS = (1.5, 2.5)  # dotted lines: dash, gap (points)
 MARK_RADIUS = {"o": 3.0, "s": 3.0, ".": 1.75}
 
 
-def to_svg(chart: Chart) -> str:
+def to_svg(chart: Chart, drawn: list[Primitive] | None = None) -> str:
+    """The chart as SVG text; `drawn`: its layout, when the caller has it already."""
     h = chart.height
     body = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{chart.width:g}pt" height="{h:g}pt" '
@@ -28,8 +28,13 @@ def to_svg(chart: Chart) -> str:
         f"<desc>{escape(chart.description)}</desc>",
         f'<rect width="{chart.width:g}" height="{h:g}" fill="#ffffff"/>',
     ]
-    body += [_svg(p, h) for p in layout(chart)]
+    body += [_svg(p, h) for p in (layout(chart) if drawn is None else drawn)]
     return "\n".join(body) + "\n</svg>\n"
+
+
+def escape(text: str) -> str:
+    """Text as XML character data (xml.sax.saxutils.escape's rule; its import costs 30 ms)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _n(v: float) -> str:
@@ -64,8 +69,10 @@ def _svg(p: Primitive, h: float) -> str:
     )
 
 
-def to_pdf(chart: Chart) -> bytes:
-    content = zlib.compress("\n".join(_pdf(p) for p in layout(chart)).encode("latin-1"), 6)
+def to_pdf(chart: Chart, drawn: list[Primitive] | None = None) -> bytes:
+    """The chart as a one-page PDF; `drawn`: its layout, when the caller has it already."""
+    text = "\n".join(_pdf(p) for p in (layout(chart) if drawn is None else drawn))
+    content = zlib.compress(text.encode("latin-1"), 6)
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",

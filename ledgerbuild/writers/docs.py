@@ -39,7 +39,7 @@ from ..printers.latex import (
 from ..units import human
 from .plots import VISION_CAPTION, figure_files, model_figure, vision_figure
 from .plots import caption as plot_caption
-from .xlsx import _progress, select
+from .selection import progress_bar, select
 
 TEMPLATES = {
     "md": ["model.md.j2", "quantity.md.j2", "index.md.j2"],
@@ -365,7 +365,7 @@ def _model_documents(start: int, stop: int, progress: bool = False) -> int:
     assert _DOCS is not None
     ledger, results, envs, figure_names, sets, out = _DOCS
     written = 0
-    for result in _progress(results[start:stop], progress, "writing documents"):
+    for result in progress_bar(results[start:stop], progress, "writing documents"):
         if result.model_id in figure_names:
             written += len(model_figure(result, sets, out))
         context = model_context(ledger, result, figure_names.get(result.model_id, []))

@@ -12,17 +12,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ..evaluate import Result, to_plain
 from ..files import atomic_save
 from ..rope import wavelengths
-from ..sweeps import sweep
-from .chart import COLORS, Chart, Panel, Series
+from .chart import COLORS, Chart, Panel, Series, layout
 from .chart_files import to_pdf, to_svg
 
-CONTEXTS = np.array([2**i for i in range(8, 18)])  # 256 .. 128K
-BATCHES = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256, 512])
+# numpy and the sweeps are imported where a figure is drawn: `docs --no-plots` needs neither
+CONTEXTS = tuple(2**i for i in range(8, 18))  # 256 .. 128K
+BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 
 
 def caption(result: Result) -> str:
@@ -37,6 +35,8 @@ def caption(result: Result) -> str:
 
 
 def figure_data(result: Result, sets: dict) -> dict:
+    from ..sweeps import sweep
+
     one = ([result.model_id], [result.keys["gpu"]])
     data: dict[str, Any] = {
         n: float(to_plain(result.value(n)))
@@ -63,7 +63,7 @@ def model_chart(data: dict) -> Chart:
     """The four panels of one model's figure from its figure_data."""
     peak = data["peak_flops_per_s"] * data["gpu_count"]
     bw = data["hbm_bandwidth_bytes_per_s"] * data["gpu_count"]
-    x = np.logspace(-1, 5, 100)
+    x = [10 ** (-1 + 6 * i / 99) for i in range(100)]  # 0.1 .. 100K FLOP/byte
     points = [
         Series([data[n]], [min(peak, data[n] * bw)], COLORS[i], marker, line=False, label=label)
         for i, (n, marker, label) in enumerate(
@@ -72,7 +72,7 @@ def model_chart(data: dict) -> Chart:
     ]
     roofline = Panel(
         "roofline (dotted: ridge)", "FLOP / byte", "attainable FLOP/s",
-        [Series(x, np.minimum(peak, x * bw), "#000000"), *points],
+        [Series(x, [min(peak, v * bw) for v in x], "#000000"), *points],
         xlog=True, ylog=True, vlines=[data["ridge_point_flops_per_byte"]], legend=True,
     )  # fmt: skip
     kv = Panel(
@@ -101,8 +101,9 @@ def model_chart(data: dict) -> Chart:
 def save_chart(chart: Chart, out_dir: Path, stem: str) -> list[str]:
     """The chart as {stem}.svg (Markdown) and {stem}.pdf (LaTeX); returns the names."""
     names = [f"{stem}.svg", f"{stem}.pdf"]
-    atomic_save(out_dir / names[0], lambda tmp: Path(tmp).write_text(to_svg(chart), encoding="utf-8"))
-    atomic_save(out_dir / names[1], lambda tmp: Path(tmp).write_bytes(to_pdf(chart)))
+    drawn = layout(chart)
+    atomic_save(out_dir / names[0], lambda tmp: Path(tmp).write_text(to_svg(chart, drawn), encoding="utf-8"))
+    atomic_save(out_dir / names[1], lambda tmp: Path(tmp).write_bytes(to_pdf(chart, drawn)))
     return names
 
 
@@ -115,7 +116,7 @@ def model_figure(result: Result, sets: dict, out_dir: Path) -> list[str]:
     return save_chart(model_chart(figure_data(result, sets)), out_dir, f"{result.model_id}-plots")
 
 
-SIDES = np.array([224, 336, 448, 560, 672, 896, 1024, 1344, 1792, 2048, 3072, 4096])
+SIDES = (224, 336, 448, 560, 672, 896, 1024, 1344, 1792, 2048, 3072, 4096)
 VISION_CAPTION = (
     "Vision-language models: tokens one square image becomes (left) and the KV cache those "
     "tokens hold (right; for a cross-attention model, the keys and values in its "
@@ -127,8 +128,10 @@ def vision_figure(results: list[Result], sets: dict, out_dir: Path) -> list[str]
     """One figure for every vision-language model among `results`: image tokens and image KV
     against the side of a square image (the ledger's image_tokens and image_kv_bytes, swept
     over image_height x image_width and read on the diagonal)."""
+    from ..sweeps import sweep
+
     grid = {"image_height": SIDES, "image_width": SIDES}
-    square = np.arange(len(SIDES)) * (len(SIDES) + 1)  # diagonal of the side x side grid
+    square = [i * (len(SIDES) + 1) for i in range(len(SIDES))]  # diagonal of the side x side grid
     tokens, kv = [], []
     for i, r in enumerate(results):
         one = ([r.model_id], [r.keys["gpu"]])

@@ -8,15 +8,15 @@ interrupted run leaves the previous workbook intact.
 
 from __future__ import annotations
 
-import glob
 import os
 import sys
 from pathlib import Path
 
 from .. import catalog
-from ..errors import LedgerError, close_matches
+from ..errors import LedgerError
 from ..evaluate import Evaluator
 from ..files import atomic_save
+from .selection import progress_bar, select
 from .xlsx_book import Book
 from .xlsx_compare import COMPARE, compare_calc_sheet, write_compare, write_sweeps
 from .xlsx_layout import check_cell
@@ -25,37 +25,6 @@ from .xlsx_scenarios import RESULTS, write_scenario_choices, write_scenarios
 from .xlsx_tables import TABLE_SHEETS, write_about, write_inputs, write_table
 from .xlsx_views import SUMMARY, names_in, sheet_titles, write_summary
 from .xlsx_workers import Cacher, Job, run
-
-
-def select(spec: str, valid: dict, what: str) -> list[str]:
-    """Comma-separated items: 'all' (the catalog), ids, or (models and GPUs) file paths, folders
-    of them and glob patterns (`models/*.yaml`); the order kept, repeats dropped."""
-    items = [s.strip() for s in spec.split(",") if s.strip()]
-    if not items:
-        raise LedgerError(f"--{what}: no ids given")
-    chosen: list[str] = []
-    for item in items:
-        if item == "all":
-            chosen += list(valid)
-        elif item in valid:
-            chosen.append(item)
-        elif Path(item).is_dir():
-            found = sorted(str(p) for p in Path(item).iterdir() if p.suffix in (".yaml", ".yml", ".json"))
-            if not found:
-                raise LedgerError(f"--{what}: {item}: no .yaml or .json files in the folder")
-            chosen += found
-        elif any(ch in item for ch in "*?["):
-            found = sorted(glob.glob(item))
-            if not found:
-                raise LedgerError(f"--{what}: {item}: the pattern matches no file")
-            chosen += found
-        elif Path(item).suffix:
-            chosen.append(item)
-        else:
-            raise LedgerError(
-                f"--{what}: unknown id {item!r}{close_matches(item, valid)}; valid: {', '.join(valid)}"
-            )
-    return list(dict.fromkeys(chosen))
 
 
 def check_output(path: Path) -> None:
@@ -89,7 +58,7 @@ def build_workbook(
     ledger = evaluator.ledger
     model_ids = select(model_spec, catalog.models(), "models")
     gpu_ids = [catalog.load_gpu(g) for g in select(gpu_spec, catalog.gpus(), "gpus")]
-    entries = [catalog.load_model(m) for m in _progress(model_ids, progress, "reading models")]
+    entries = [catalog.load_model(m) for m in progress_bar(model_ids, progress, "reading models")]
     results, cacher = _evaluate(evaluator, entries, sets, progress)
     if evaluator.keys()["gpu"] not in gpu_ids:
         gpu_ids.insert(0, evaluator.keys()["gpu"])
@@ -146,7 +115,7 @@ def _evaluate(evaluator: Evaluator, entries: list[tuple], sets: dict, progress: 
     if len({r.model_id for r in results}) != len(results):
         raise LedgerError("--models: the same model is selected twice")
     cacher = Cacher(sets, {r.model_id: e for r, e in zip(results, entries, strict=True)}, VIEW_QUANTITIES)
-    for res, (entry, fields) in zip(results, _progress(entries, progress, "evaluating"), strict=True):
+    for res, (entry, fields) in zip(results, progress_bar(entries, progress, "evaluating"), strict=True):
         found = evaluator.evaluate_floats(entry, fields)
         cacher.known[res.model_id, ()] = {n: v for n, v in found.items() if n in VIEW_QUANTITIES}
     return results, cacher
@@ -227,12 +196,3 @@ def write_workbook(
         f"wrote {output}: {len(wb.sheetnames)} sheets, {formulas:,} formula cells, "
         f"{output.stat().st_size / 1e6:.2f} MB"
     )
-
-
-def _progress(items, enabled: bool, label: str):
-    """A progress bar on a terminal (rich), nothing otherwise."""
-    if not enabled:
-        return items
-    from rich.progress import track
-
-    return track(items, description=label, transient=True)
