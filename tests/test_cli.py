@@ -481,3 +481,12 @@ def test_cli_package_has_no_import_cycle():
             and "from .cli" not in text
             and "from ..cli" not in text
         ), path
+
+
+def test_summaries_print_paths_as_written(tmp_path):
+    """A path is data: "[red]" in a folder name is printed, not taken as rich markup."""
+    folder = tmp_path / "a[red]b"
+    result = run("xlsx", "--models", "llama-3.2-1b", "-o", str(folder / "x.xlsx"))
+    assert result.exit_code == 0 and f"wrote {folder / 'x.xlsx'}:" in result.output
+    result = run("docs", "--models", "llama-3.2-1b", "--no-plots", "-o", str(folder / "docs"))
+    assert result.exit_code == 0 and f"to {folder / 'docs'}" in result.output

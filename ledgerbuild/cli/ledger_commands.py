@@ -173,6 +173,7 @@ def _print_summary(s: dict, title: str) -> None:
         f"rows above the roofline ceiling: {len(s['ceiling_breaks'])}"
         + (f" (rows {', '.join(map(str, s['ceiling_breaks']))})" if s["ceiling_breaks"] else ""),
         highlight=False,
+        markup=False,
     )
 
 
@@ -225,6 +226,7 @@ def validate(
         out.print(
             f"wrote {output.with_suffix('.csv')}, {output.with_suffix('.png')}, {output.with_suffix('.svg')}",
             highlight=False,
+            markup=False,
         )
 
 
@@ -258,6 +260,7 @@ def rope(
         f"rotary width {report['rotary_dim']}, trained context {report['trained_context_tokens']:,}; "
         f"NTK base {report['ntk_base']:.6g}, YaRN attention scale {report['yarn_attention_scale']:.4f}",
         highlight=False,
+        markup=False,
     )
     table = Table(title="wavelength per rotary pair (tokens)", title_justify="left")
     for col in ("pair", "before", "after", "band"):

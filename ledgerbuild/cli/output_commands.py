@@ -50,7 +50,7 @@ def xlsx(
         progress=sys.stderr.isatty(),
         sweep_model=sweep_model,
     )
-    out.print(summary, highlight=False)
+    typer.echo(summary)  # plain: a path is data, not rich markup
 
 
 def _formats(fmt: str) -> list[str]:
@@ -86,18 +86,16 @@ def docs(
     """
     from ..writers.docs import write_docs
 
-    out.print(
-        write_docs(
-            models,
-            _formats(format_),
-            _sets(set_, gpu=gpu, workload=workload, gpu_count_setting=gpu_count_setting(gpus)),
-            output,
-            templates,
-            plots,
-            progress=sys.stderr.isatty(),
-        ),
-        highlight=False,
+    summary = write_docs(
+        models,
+        _formats(format_),
+        _sets(set_, gpu=gpu, workload=workload, gpu_count_setting=gpu_count_setting(gpus)),
+        output,
+        templates,
+        plots,
+        progress=sys.stderr.isatty(),
     )
+    typer.echo(summary)  # plain: a path is data, not rich markup
 
 
 @app.command(rich_help_panel="Outputs")
@@ -147,4 +145,4 @@ def templates_export(
     """
     from ..writers.docs import export_templates
 
-    out.print(export_templates(folder, force), highlight=False, soft_wrap=True)
+    out.print(export_templates(folder, force), highlight=False, markup=False, soft_wrap=True)

@@ -123,7 +123,7 @@ def sample_report(
     """
     from ..sim.report import sampling_report
 
-    out.print(sampling_report(output), highlight=False)
+    out.print(sampling_report(output), highlight=False, markup=False)
 
 
 bpe_app = typer.Typer(no_args_is_help=True, help="Byte-level BPE (lecture §8.2-8.3).")
@@ -155,7 +155,7 @@ def bpe_train(
         raise LedgerError(f"{corpus}: {e}") from None
     output.parent.mkdir(parents=True, exist_ok=True)
     tok.save(output)
-    out.print(f"wrote {output}: {len(tok.merges)} merges", highlight=False)
+    out.print(f"wrote {output}: {len(tok.merges)} merges", highlight=False, markup=False)
 
 
 @bpe_app.command("encode")
@@ -214,7 +214,7 @@ def bpe_report(output: Path = typer.Option(Path("build/tokenization.md"), "-o", 
     """
     from ..sim.report import tokenization_report
 
-    out.print(tokenization_report(output), highlight=False)
+    out.print(tokenization_report(output), highlight=False, markup=False)
 
 
 @stream_app.command("demo")
@@ -345,4 +345,4 @@ def numerics_report(
     """
     from ..sim.report import numerics_report as report
 
-    out.print(report(output), highlight=False)
+    out.print(report(output), highlight=False, markup=False)
