@@ -153,6 +153,7 @@ def main() -> None:
     sweep_benchmark()
     sampling_benchmark()
     tokenization_benchmark()
+    bare, declared = sympy_floor()
     with tempfile.TemporaryDirectory() as tmp:
         with_plots = whole_process(["docs", "-o", tmp], runs=3)
         without = whole_process(["docs", "--no-plots", "-o", tmp], runs=3)
@@ -160,6 +161,10 @@ def main() -> None:
             f"docs, {len(catalog.models())} models, Markdown + LaTeX: with plots median {with_plots:.2f} s "
             f"(target 2.5 s), without plots {without:.2f} s (target 0.8 s)"
         )
+    print(
+        f"floors of the printing commands, same run: a bare Python process {bare:.2f} s; one that only "
+        f"imports sympy and declares the ledger {declared:.2f} s (xlsx, docs and derive print sympy's trees)"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "ledger.xlsx"
         xlsx = whole_process(["xlsx", "--models", "all", "-o", str(path)], runs=5)
@@ -169,6 +174,14 @@ def main() -> None:
             f"(5 runs; target 1.0 s); {path.stat().st_size / 1e6:.2f} MB"
         )
     thousand_models_benchmark()
+
+
+def sympy_floor(runs: int = 5) -> tuple[float, float]:
+    """(bare interpreter, interpreter + sympy + the declared ledger), whole processes, medians."""
+    bare = statistics.median(timed([sys.executable, "-c", "pass"]) for _ in range(runs))
+    declare = "from ledgerbuild.ledger import load_formulas; load_formulas()"
+    declared = statistics.median(timed([sys.executable, "-c", declare]) for _ in range(runs))
+    return bare, declared
 
 
 def thousand_models_benchmark(count: int = 1000) -> None:
