@@ -100,16 +100,20 @@ def model_chart(data: dict) -> Chart:
 
 def save_chart(chart: Chart, out_dir: Path, stem: str) -> list[str]:
     """The chart as {stem}.svg (Markdown) and {stem}.pdf (LaTeX); returns the names."""
-    names = [f"{stem}.svg", f"{stem}.pdf"]
+    names = _files(stem)
     drawn = layout(chart)
     atomic_save(out_dir / names[0], lambda tmp: Path(tmp).write_text(to_svg(chart, drawn), encoding="utf-8"))
     atomic_save(out_dir / names[1], lambda tmp: Path(tmp).write_bytes(to_pdf(chart, drawn)))
     return names
 
 
+def _files(stem: str) -> list[str]:
+    return [f"{stem}.svg", f"{stem}.pdf"]
+
+
 def figure_files(model_id: str) -> list[str]:
     """The names model_figure writes (documents refer to them before they are drawn)."""
-    return [f"{model_id}-plots.svg", f"{model_id}-plots.pdf"]
+    return _files(f"{model_id}-plots")
 
 
 def model_figure(result: Result, sets: dict, out_dir: Path) -> list[str]:
