@@ -37,6 +37,7 @@ _HELVETICA = (
 )  # fmt: skip
 ASCENT = 0.718  # Helvetica's cap height, em
 TICK, PAD = 3.5, 3.5  # tick length and the gap to its label, points (matplotlib's defaults)
+SIZE, TITLE_SIZE = 10.0, 12.0  # labels and ticks; panel titles (points, matplotlib's defaults)
 
 
 def text_width(text: str, size: float) -> float:
@@ -186,7 +187,7 @@ def layout(chart: Chart) -> list[Primitive]:
     left, right, bottom, top = chart.margins
     n = len(chart.panels)
     panel_width = (right - left) * chart.width / (n + chart.wspace * (n - 1))
-    out: list[Primitive] = [Label(chart.width / 2, chart.height - 14, chart.title, 10, "middle")]
+    out: list[Primitive] = [Label(chart.width / 2, chart.height - 14, chart.title, SIZE, "middle")]
     for i, panel in enumerate(chart.panels):
         x0 = left * chart.width + i * panel_width * (1 + chart.wspace)
         box = (x0, bottom * chart.height, panel_width, (top - bottom) * chart.height)
@@ -209,16 +210,16 @@ def _panel(panel: Panel, box: tuple[float, float, float, float]) -> list[Primiti
     out += _series(own, xaxis, yaxis)
     out.append(Box(x0, y0, w, h, "#000000"))
     out += _x_ticks(xaxis, y0)
-    out.append(Label(x0 + w / 2, y0 - TICK - PAD - 10 * ASCENT - 16, panel.xlabel, 10, "middle"))
+    out.append(Label(x0 + w / 2, y0 - TICK - PAD - SIZE * ASCENT - 16, panel.xlabel, SIZE, "middle"))
     width = _y_ticks(out, yaxis, x0, -1)
-    out.append(Label(x0 - TICK - PAD - width - 4, y0 + h / 2, panel.ylabel, 10, "middle", vertical=True))
+    out.append(Label(x0 - TICK - PAD - width - 4, y0 + h / 2, panel.ylabel, SIZE, "middle", vertical=True))
     if twin:
         taxis = Axis([v for s in twin for v in s.y], False, y0, h)
         out += _series(twin, xaxis, taxis)
         width = _y_ticks(out, taxis, x0 + w, +1)
-        baseline = x0 + w + TICK + PAD + width + 4 + 10 * ASCENT
-        out.append(Label(baseline, y0 + h / 2, panel.twin_label, 10, "middle", True, panel.twin_color))
-    out.append(Label(x0 + w / 2, y0 + h + 6, panel.title, 12, "middle"))
+        baseline = x0 + w + TICK + PAD + width + 4 + SIZE * ASCENT
+        out.append(Label(baseline, y0 + h / 2, panel.twin_label, SIZE, "middle", True, panel.twin_color))
+    out.append(Label(x0 + w / 2, y0 + h + 6, panel.title, TITLE_SIZE, "middle"))
     if panel.legend:
         out += _legend([s for s in panel.series if s.label], x0 + 6, y0 + h - 6)
     return out
@@ -244,7 +245,7 @@ def _x_ticks(axis: Axis, y0: float) -> list[Primitive]:
     for v in axis.ticks():
         x = axis.at(v)
         out.append(Line(((x, y0), (x, y0 - TICK)), "#000000", 0.8))
-        out.append(Label(x, y0 - TICK - PAD - 10 * ASCENT, si(v), 10, "middle"))
+        out.append(Label(x, y0 - TICK - PAD - SIZE * ASCENT, si(v), SIZE, "middle"))
     return out
 
 
@@ -254,10 +255,10 @@ def _y_ticks(out: list[Primitive], axis: Axis, x: float, side: int) -> float:
     for v in axis.ticks():
         y = axis.at(v)
         text = si(v)
-        widest = max(widest, text_width(text, 10))
+        widest = max(widest, text_width(text, SIZE))
         out.append(Line(((x, y), (x + side * TICK, y)), "#000000", 0.8))
         anchor = "end" if side < 0 else "start"
-        out.append(Label(x + side * (TICK + PAD), y - 10 * ASCENT / 2, text, 10, anchor))
+        out.append(Label(x + side * (TICK + PAD), y - SIZE * ASCENT / 2, text, SIZE, anchor))
     return widest
 
 

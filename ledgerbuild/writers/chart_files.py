@@ -61,10 +61,9 @@ def _svg(p: Primitive, h: float) -> str:
             f'<rect x="{_n(p.x)}" y="{_n(h - p.y - p.height)}" width="{_n(p.width)}" '
             f'height="{_n(p.height)}" fill="{fill}" stroke="{p.stroke}" stroke-width="0.8"/>'
         )
-    anchor = {"start": "start", "middle": "middle", "end": "end"}[p.anchor]
     turn = f' transform="rotate(-90 {_n(p.x)} {_n(h - p.y)})"' if p.vertical else ""
     return (
-        f'<text x="{_n(p.x)}" y="{_n(h - p.y)}" font-size="{p.size:g}" text-anchor="{anchor}" '
+        f'<text x="{_n(p.x)}" y="{_n(h - p.y)}" font-size="{p.size:g}" text-anchor="{p.anchor}" '
         f'fill="{p.color}"{turn}>{escape(p.text)}</text>'
     )
 
