@@ -14,6 +14,7 @@ import os
 import shutil
 import signal
 import stat
+import sys
 import tempfile
 import weakref
 from collections.abc import Callable
@@ -37,11 +38,25 @@ def _file_mode() -> int:
 def _on_signal(signum, frame) -> None:
     for tmp in list(_PENDING):
         Path(tmp).unlink(missing_ok=True)
-    if os.getpid() == _SCRATCH_OWNER:
+    if os.getpid() == _SCRATCH_OWNER and _SCRATCH:
+        _end_children()  # they write into the scratch folders: a file made meanwhile keeps one
         for folder in list(_SCRATCH):
             shutil.rmtree(folder, ignore_errors=True)
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
+
+
+def _end_children() -> None:
+    """Kill this process's multiprocessing children (the workbook's forked workers) and wait
+    for them, so none is writing into a folder being removed."""
+    multiprocessing = sys.modules.get("multiprocessing")
+    if multiprocessing is None:
+        return
+    children = multiprocessing.active_children()
+    for child in children:
+        child.kill()
+    for child in children:
+        child.join(timeout=2)
 
 
 def _install_handlers() -> None:
@@ -85,8 +100,9 @@ def atomic_save(path: Path, save: Callable[[str], object]) -> None:
 
 class ScratchFolder:
     """A temporary folder for intermediate files (named with the process id), removed by
-    cleanup(), at exit, and on SIGTERM and SIGHUP; folders a killed run left (its process
-    gone) are removed when the next one is made."""
+    cleanup(), at exit, and on SIGTERM and SIGHUP (after the process's forked workers, which
+    write into it, are ended); folders a killed run left (its process gone) are removed when
+    the next one is made."""
 
     def __init__(self) -> None:
         _install_handlers()

@@ -490,3 +490,46 @@ def test_summaries_print_paths_as_written(tmp_path):
     assert result.exit_code == 0 and f"wrote {folder / 'x.xlsx'}:" in result.output
     result = run("docs", "--models", "llama-3.2-1b", "--no-plots", "-o", str(folder / "docs"))
     assert result.exit_code == 0 and f"to {folder / 'docs'}" in result.output
+
+
+_BUSY_WORKER = """
+import multiprocessing, os, time
+from ledgerbuild.files import ScratchFolder
+
+def write(folder):
+    i, parent = 0, os.getppid()
+    while os.getppid() == parent:  # a worker writing into the folder until its parent is gone
+        try:
+            open(f"{folder}/{i}", "w").close()
+        except OSError:
+            pass
+        i += 1
+
+scratch = ScratchFolder()
+multiprocessing.get_context("fork").Process(target=write, args=(scratch.name,), daemon=True).start()
+time.sleep(0.3)
+print(scratch.name, flush=True)
+time.sleep(60)
+"""
+
+
+def test_sigterm_removes_a_scratch_folder_its_workers_are_writing_into(tmp_path):
+    """The race behind a rare CI failure: on SIGTERM the folder was removed while a forked
+    worker still made files in it, so the last rmdir found it not empty. The workers are
+    ended first now."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    run = subprocess.Popen(
+        [sys.executable, "-c", _BUSY_WORKER],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+    )
+    folder = Path(run.stdout.readline().strip())
+    assert folder.is_dir() and any(folder.iterdir())  # the worker is writing
+    run.send_signal(signal.SIGTERM)
+    assert run.wait(timeout=30) == -signal.SIGTERM
+    assert not folder.exists()
