@@ -310,3 +310,15 @@ def test_a_forked_worker_writes_the_same_documents(tmp_path, monkeypatch):
     two = {p.name: p.read_bytes() for p in (tmp_path / "two").iterdir()}
     one = {p.name: p.read_bytes() for p in (tmp_path / "one").iterdir()}
     assert len(one) == 8 * 5 + 2 + 2 and one == two  # md, tex, body, svg, pdf; the VLM figure
+
+
+def test_the_forked_workers_end_without_a_signal(tmp_path, monkeypatch):
+    """The workers finish and exit; none is sent SIGTERM (Pool.terminate's way, which hung a
+    run for good when the signal landed on a worker's BLAS thread)."""
+    from multiprocessing import popen_fork
+
+    signalled: list[int] = []
+    monkeypatch.setattr(popen_fork.Popen, "_send_signal", lambda self, sig: signalled.append(sig))
+    models = "llama-3-8b,qwen3-8b,deepseek-v3,gpt-oss-20b,gemma-3-27b,mixtral-8x7b,llama-3.2-1b,qwen2.5-0.5b"
+    write_docs(models, ["md"], {}, tmp_path, plots=False)
+    assert len(list(tmp_path.glob("*.md"))) == 8 + 1 and signalled == []

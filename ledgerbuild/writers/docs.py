@@ -310,6 +310,20 @@ def prepare_folder(out: Path) -> None:
         raise LedgerError(f"{out}: cannot create the output folder ({e.strerror})") from None
 
 
+def _forked(function, argument_lists: list[tuple]) -> list:
+    """function(*arguments) for each list, in forked processes, one each. The workers are ended
+    by closing the pool and waiting for them, never by terminating it: Pool.terminate
+    SIGTERMs workers idle on its task queue, and a worker whose SIGTERM lands on a thread other
+    than its main one (numpy's BLAS thread) never runs the handler and waits on the queue's
+    lock forever, holding the whole run (seen in the benchmark: a docs run hung for 13 minutes)."""
+    pool = multiprocessing.get_context("fork").Pool(len(argument_lists))
+    try:
+        return pool.starmap(function, argument_lists)
+    finally:  # a failed task: the other finishes its own, then both exit
+        pool.close()
+        pool.join()
+
+
 def write_docs(
     model_spec: str,
     formats: list[str],
@@ -333,8 +347,7 @@ def write_docs(
         if len(results) >= 8 and (os.cpu_count() or 1) > 1:
             # the second CPU takes half the models (forked: nothing pickled in)
             half = (len(results) + 1) // 2
-            with multiprocessing.get_context("fork").Pool(2) as pool:
-                written += sum(pool.starmap(_model_documents, [(0, half), (half, len(results))]))
+            written += sum(_forked(_model_documents, [(0, half), (half, len(results))]))
         else:
             written += _model_documents(0, len(results), progress)
     finally:
