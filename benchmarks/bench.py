@@ -34,7 +34,8 @@ def whole_process(args: list[str], runs: int) -> float:
 
 def timed(command: list[str]) -> float:
     start = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # a run that hangs is a failure to report, not a benchmark that never ends
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
     return time.perf_counter() - start
 
 
