@@ -185,21 +185,11 @@ class Evaluator:
             ) from None
 
     def _with_draft_model(self, entry, fields: dict) -> Result:
-        """spec_draft_cost from a draft model: its active parameters over the target's (one
-        draft step reads and multiplies its weights as a target step does; a shortcut that
-        leaves out the draft's own KV and overheads)."""
-        plain = Evaluator(self.sets)
-        draft = plain.evaluate(str(self.draft_model))
-        target = plain.evaluate_entry(entry, fields)
-        if draft.inputs["vocab_size"] != target.inputs["vocab_size"]:
-            raise LedgerError(
-                f"--set {DRAFT_MODEL}={self.draft_model}: vocabulary "
-                f"{draft.inputs['vocab_size']} differs from {entry.id}'s "
-                f"{target.inputs['vocab_size']} (a draft must share the target's)"
-            )
-        cost = draft.values["params_active"] / target.values["params_active"]
+        """spec_draft_cost from a draft model (numeric.py: NumericEvaluator.draft_cost)."""
+        numbers = NumericEvaluator({**self.sets, DRAFT_MODEL: str(self.draft_model)})
+        cost, draft_id = numbers.draft_cost(entry, fields)
         result = Evaluator({**self.sets, "spec_draft_cost": str(cost)}).evaluate_entry(entry, fields)
-        result.keys = {**result.keys, DRAFT_MODEL: draft.model_id}
+        result.keys = {**result.keys, DRAFT_MODEL: draft_id}
         return result
 
 

@@ -6,8 +6,9 @@ once per change) and resolve the scenario the way evaluate.py does: catalog look
 their unit scales computed exactly on Fractions, `--set` values parsed and range-checked,
 the model's fields checked, the variant's forms picked (variants.py). The generated functions do
 exact.py's arithmetic on ints and Fractions, so every value equals the exact path's
-(tests/test_numeric.py holds the two equal for every model in several scenarios). Shortcut:
-a draft model (`--set spec_draft_model=...`) takes the exact path.
+(tests/test_numeric.py holds the two equal for every model in several scenarios). The
+generated module also holds what the writers print (each form's Excel and LaTeX templates,
+the tensor shapes), so the documents are written without sympy too.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from types import ModuleType
 from . import catalog
 from .errors import LedgerError, close_matches
 from .files import write_output, write_text
+from .printers.template import NameTemplate
 from .rules import (
     DRAFT_MODEL,
     SET_ALIASES,
@@ -39,7 +41,15 @@ from .rules import (
 from .variants import tags_for
 
 # files whose text decides the generated module (the declarations and their printer)
-_ENGINE_FILES = ("ledger.py", "compiled.py", "variants.py", "numeric_gen.py")
+_ENGINE_FILES = (
+    "ledger.py",
+    "compiled.py",
+    "variants.py",
+    "numeric_gen.py",
+    "printers/excel.py",
+    "printers/latex.py",
+    "printers/template.py",
+)
 
 
 def _digest() -> str:
@@ -150,6 +160,22 @@ def quantity_forms() -> dict[str, list[Form]]:
     return forms
 
 
+def latex_of(form: Form, zeros: frozenset) -> NameTemplate:
+    """The form's LaTeX for a model whose structural fields `zeros` are 0 (those terms dropped)."""
+    fields, printed = numeric_ledger().LATEX[form.index]
+    return _template(printed[tuple(n for n in fields if n in zeros)])
+
+
+def excel_of(form: Form) -> NameTemplate:
+    """The form's Excel formula, its names left to fill."""
+    return _template(numeric_ledger().EXCEL[form.index])
+
+
+@cache
+def _template(parts: tuple) -> NameTemplate:
+    return NameTemplate.of_parts(parts)
+
+
 @dataclass
 class NumericResult:
     model_id: str
@@ -178,6 +204,7 @@ class NumericEvaluator:
         self.inputs: dict[str, dict] = self.g.INPUTS
         self.forms = quantity_forms()
         self.sets = {SET_ALIASES.get(k, k): v for k, v in (sets or {}).items()}
+        self.draft_model = self.sets.pop(DRAFT_MODEL, None)
         known = set(self.inputs) | set(self.forms)
         for name, value in self.sets.items():
             if name not in known:
@@ -274,7 +301,31 @@ class NumericEvaluator:
         ]
 
     def evaluate(self, model_ref: str) -> NumericResult:
+        """A model by catalog id, model YAML path or HF config.json path."""
         entry, fields = catalog.load_model(model_ref)
+        if self.draft_model is None:
+            return self.evaluate_entry(entry, fields)
+        cost, draft_id = self.draft_cost(entry, fields)
+        result = NumericEvaluator({**self.sets, "spec_draft_cost": str(cost)}).evaluate_entry(entry, fields)
+        result.keys = {**result.keys, DRAFT_MODEL: draft_id}
+        return result
+
+    def draft_cost(self, entry, fields: dict) -> tuple[Fraction, str]:
+        """(spec_draft_cost, the draft's id) from the draft model: its active parameters over
+        the target's (one draft step reads and multiplies its weights as a target step does;
+        a shortcut that leaves out the draft's own KV and overheads)."""
+        plain = NumericEvaluator(self.sets)
+        draft = plain.evaluate(str(self.draft_model))
+        target = plain.evaluate_entry(entry, fields)
+        if draft.inputs["vocab_size"] != target.inputs["vocab_size"]:
+            raise LedgerError(
+                f"--set {DRAFT_MODEL}={self.draft_model}: vocabulary "
+                f"{draft.inputs['vocab_size']} differs from {entry.id}'s "
+                f"{target.inputs['vocab_size']} (a draft must share the target's)"
+            )
+        return Fraction(draft.values["params_active"]) / target.values["params_active"], draft.model_id
+
+    def evaluate_entry(self, entry, fields: dict) -> NumericResult:
         keys, env, tags = self.inputs_for(entry, fields)
         chosen = self.chosen(tags)
         overridden = set()
@@ -305,13 +356,3 @@ def numpy_ledger() -> tuple[tuple, tuple]:
     module = numeric_ledger()
     module.__dict__.update(numpy=numpy, functools=functools)
     return module.NUMPY, module.NUMPY_ARGS
-
-
-def numeric_evaluator(sets: dict[str, str] | None = None):
-    """The numeric evaluator, or the exact one where a draft model is named (its cost comes
-    from a second model's evaluation)."""
-    if sets and DRAFT_MODEL in sets:
-        from .evaluate import Evaluator
-
-        return Evaluator(sets)
-    return NumericEvaluator(sets)

@@ -45,6 +45,7 @@ def _input_record(inp: Input) -> dict:
         "key": inp.key,
         "column": inp.column,
         "qualifier": inp.qualifier,
+        "tex": inp.tex,
     }
     scale = inp.scale
     if isinstance(scale, sp.Symbol):  # a named constant
@@ -84,6 +85,7 @@ def generate_source(digest: str) -> str:
     lines += functions
     lines.append(f"FUNCTIONS = ({', '.join(f'_q{i}' for i in range(len(functions)))},)")
     lines += _numpy_functions(ledger)
+    lines += _printed(ledger)
     defaults = {
         n: python_source(i.default, exact=True)
         for n, i in ledger.inputs.items()
@@ -143,4 +145,36 @@ def _inv_freq_functions(printer) -> list[str]:
         )
         entries.append(f"{scaled}: (_inv_freq_{int(scaled)}, {tuple(names)!r})")
     lines.append("INV_FREQ = {" + ", ".join(entries) + "}")
+    return lines
+
+
+def _printed(ledger) -> list[str]:
+    """What the writers print, printed here once from the declarations: per form, its LaTeX for
+    each set of its structural fields that a model may have at zero (the derivation drops
+    those terms: printers/latex.py) and its Excel formula; the forward pass's tensor shapes
+    (formulas/shapes.py) as functions of the inputs and B, T, S. As template parts: literal
+    text at even positions, symbol names at odd ones (printers/template.py)."""
+    from itertools import combinations
+
+    from ledgerbuild.formulas.shapes import SHAPES
+
+    from .printers.excel import formula_template
+    from .printers.latex import STRUCTURAL, for_model, latex_template
+
+    latex, excel = [], []
+    for declared in ledger.forms.values():
+        for q in declared:
+            names = {s.name for s in q.expr.free_symbols}
+            fields = tuple(n for n in STRUCTURAL if n in names)
+            subsets = [c for k in range(len(fields) + 1) for c in combinations(fields, k)]
+            printed = {z: tuple(latex_template(for_model(q.expr, frozenset(z))).parts) for z in subsets}
+            latex.append((fields, printed))
+            excel.append(tuple(formula_template(q.expr).parts))
+    lines = [f"LATEX = {tuple(latex)!r}", f"EXCEL = {tuple(excel)!r}"]
+    shapes = []
+    for index, (step, tensor, dims, when) in enumerate(SHAPES):
+        body = ", ".join(python_source(sp.sympify(d), exact=True) for d in dims)
+        lines.append(f"def _shape{index}(v):\n    return ({body},)")
+        shapes.append(f"({step!r}, {tensor!r}, _shape{index}, {when!r})")
+    lines.append(f"SHAPES = ({', '.join(shapes)},)")
     return lines

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from .errors import LedgerError
-from .numeric import numeric_evaluator, numeric_ledger, numpy_ledger
+from .numeric import NumericEvaluator, numeric_ledger, numpy_ledger
 from .rules import to_plain
 
 METHODS = {0: "none", 1: "pi", 2: "ntk", 3: "yarn", 4: "llama3"}
@@ -27,7 +27,7 @@ def rope_sets(
     if factor is not None:
         out["rope_factor"] = repr(float(factor))
     if target_tokens is not None:
-        trained = numeric_evaluator(out).evaluate(model_ref).inputs["rope_original_max_position"]
+        trained = NumericEvaluator(out).evaluate(model_ref).inputs["rope_original_max_position"]
         if target_tokens < 1 or trained <= 0:
             raise LedgerError(
                 f"--target-tokens {target_tokens}: needs a positive target and a "
@@ -54,7 +54,7 @@ def wavelengths(result) -> tuple:
 
 
 def rope_report(model_ref: str, sets: dict) -> dict:
-    res = numeric_evaluator(sets).evaluate(model_ref)
+    res = NumericEvaluator(sets).evaluate(model_ref)
     s = float(res.value("rope_factor_in_force"))
     pairs = []
     for k, was, now in zip(*wavelengths(res), strict=True):

@@ -12,7 +12,7 @@ import re
 from . import catalog
 from .errors import LedgerError
 from .families_vision import AUDIO, vlm_family
-from .numeric import numeric_evaluator
+from .numeric import NumericEvaluator
 from .rules import gpu_count_text, time_model_text, to_plain
 
 SIZE = re.compile(r"^\s*(\d{1,6})\s*[xX×]\s*(\d{1,6})\s*$")
@@ -58,7 +58,7 @@ def image_result(model_ref: str, sets: dict, size: str | None):
     if size is not None:
         width, height = parse_size(size)
         sets = {**sets, "image_width": str(width), "image_height": str(height)}
-    res = numeric_evaluator(sets).evaluate(model_ref)  # no sympy
+    res = NumericEvaluator(sets).evaluate(model_ref)  # no sympy
     if "vision" not in res.tags:
         known = ", ".join(vision_models())
         raise LedgerError(f"model {res.model_id!r} has no vision encoder; vision-language models: {known}")

@@ -3,9 +3,11 @@
 - For every catalog model in several scenarios, the numeric evaluation's JSON document equals
   the exact (sympy-declared, Fraction-evaluated) one exactly: same keys, same values, ints
   where exact values are whole.
-- `show`, `image`, `rope`, `validate` (sweeps on the generated numpy functions) and `list` run
-  without importing sympy once the generated ledger is cached, and regenerate it into a
-  fresh cache when there is none.
+- `show`, `image`, `rope`, `validate` (sweeps on the generated numpy functions), `list`,
+  `docs` and `derive` run without importing sympy once the generated ledger is cached, and
+  regenerate it into a fresh cache when there is none.
+- The LaTeX a document shows for each model's quantity is the one sympy prints for the form
+  with that model's structural zeros substituted.
 - Bad input gets one line naming the field on both paths.
 """
 
@@ -19,7 +21,8 @@ import pytest
 from ledgerbuild import catalog
 from ledgerbuild.errors import LedgerError
 from ledgerbuild.evaluate import Evaluator
-from ledgerbuild.numeric import NumericEvaluator
+from ledgerbuild.numeric import NumericEvaluator, latex_of
+from ledgerbuild.printers.latex import for_model, latex_template, structural_zeros
 
 SCENARIOS = [
     {},
@@ -83,6 +86,8 @@ def test_show_and_list_do_not_import_sympy(tmp_path):
         ["image", "qwen2-vl-7b", "--json"],
         ["rope", "llama-3-8b", "--method", "yarn", "--target-tokens", "131072", "--json"],
         ["validate", "-o", str(tmp_path / "validation")],
+        ["docs", "--models", "llama-3-8b,qwen2-vl-7b", "-o", str(tmp_path / "docs")],
+        ["derive", "gpt-oss-20b", "tpot_s", "--set", "spec_draft_model=gpt-oss-20b"],
         ["list", "quantities", "--json"],
     ]
     for args in commands:
@@ -106,3 +111,14 @@ def test_sweep_equals_the_exact_ledger_point_by_point():
             sets = {"gpu": out["gpu_labels"][out["gpu"][i]], **{k: str(int(out[k][i])) for k in grid}}
             want = float(Evaluator(sets).evaluate(out["model_labels"][out["model"][i]]).value(quantity))
             assert math.isclose(out[quantity][i], want, rel_tol=1e-12), (quantity, i)
+
+
+def test_each_models_latex_is_sympys_print_of_its_form():
+    exact, numeric = Evaluator(), NumericEvaluator()
+    for model in catalog.models():
+        declared, generated = exact.evaluate(model), numeric.evaluate(model)
+        zeros = structural_zeros(generated)
+        assert zeros == structural_zeros(declared)
+        for q, form in zip(declared.quantities, generated.quantities, strict=True):
+            printed = latex_template(for_model(q.expr, zeros)).parts
+            assert (form.name, latex_of(form, zeros).parts) == (q.name, printed), model

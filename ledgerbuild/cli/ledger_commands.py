@@ -68,9 +68,9 @@ def show(
     """
     import json
 
-    from ..numeric import numeric_evaluator
+    from ..numeric import NumericEvaluator
 
-    evaluator = numeric_evaluator(
+    evaluator = NumericEvaluator(
         _sets(
             set_,
             gpu=gpu,

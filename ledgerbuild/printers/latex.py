@@ -1,10 +1,11 @@
 """LaTeX for derivations: the symbolic form, the form with numbers put in, the result.
 
-Scope: sympy's own `latex` printer with the ledger's symbol names (an input's `tex`, else
-\\mathrm{name}); the substituted form prints the *same* expression tree with each symbol
-named by its value, so no number is recomputed here. Catalog strings go through
-`tex_escape` before they reach a LaTeX document. Shortcut: values print with thousands
-separators ({,}) for integers and 5 significant digits (x 10^n) otherwise.
+Scope: sympy's own `latex` printer, run once per form when the numeric ledger is generated
+(numeric_gen.py: `latex_template`, `for_model`); documents fill the printed template with the
+ledger's symbol names (an input's `tex`, else \\mathrm{name}) or with each symbol's value, so
+the substituted form is the *same* printed tree and no number is recomputed here. Catalog
+strings go through `tex_escape` before they reach a LaTeX document. Shortcut: values print
+with thousands separators ({,}) for integers and 5 significant digits (x 10^n) otherwise.
 """
 
 from __future__ import annotations
@@ -13,11 +14,8 @@ import math
 import re
 from functools import cache, lru_cache
 
-import sympy as sp
-
-from ..evaluate import Result, to_plain
-from ..ledger import Ledger
-from .template import cached
+from ..rules import to_plain
+from .template import NameTemplate, cached
 
 _ESCAPES = {
     "\\": r"\textbackslash{}",
@@ -77,11 +75,10 @@ def _tex_escape(text: str) -> str:
     return "".join(out)
 
 
-def tex_name(ledger: Ledger, name: str) -> str:
-    inp = ledger.inputs.get(name)
-    if inp is not None and inp.tex:
-        return inp.tex
-    return r"\mathrm{" + name.replace("_", r"\_") + "}"
+def tex_name(inputs: dict, name: str) -> str:
+    """An input's math symbol (its record's `tex`, numeric.py), else \\mathrm{name}."""
+    tex = inputs[name]["tex"] if name in inputs else None
+    return tex or r"\mathrm{" + name.replace("_", r"\_") + "}"
 
 
 def tex_number(value) -> str:
@@ -97,11 +94,18 @@ def tex_number(value) -> str:
 
 
 def _latex(expr, names: dict) -> str:
+    import sympy as sp
+
     return sp.latex(expr, symbol_names=names, mul_symbol="dot", fold_short_frac=False, long_frac_ratio=3)
 
 
-def formula_tex(ledger: Ledger, expr) -> str:
-    return cached(_latex, expr).fill(lambda name: tex_name(ledger, name))
+def latex_template(expr) -> NameTemplate:
+    """The expression's LaTeX with its symbols left to fill (at generation time)."""
+    return cached(_latex, expr)
+
+
+def formula_tex(inputs: dict, template: NameTemplate) -> str:
+    return template.fill(lambda name: tex_name(inputs, name))
 
 
 def _value_tex(value) -> str:
@@ -109,9 +113,9 @@ def _value_tex(value) -> str:
     return r"\left(" + text + r"\right)" if to_plain(value) < 0 else text
 
 
-def substituted_tex(expr, result: Result) -> str:
+def substituted_tex(template: NameTemplate, result) -> str:
     """The same printed expression with every symbol shown as its value in this evaluation."""
-    return cached(_latex, expr).fill(lambda name: _value_tex(result.value(name)))
+    return template.fill(lambda name: _value_tex(result.value(name)))
 
 
 def unit_tex(value, unit: str) -> str:
@@ -155,12 +159,13 @@ STRUCTURAL = (
 )
 
 
-def structural_zeros(result: Result) -> frozenset:
+def structural_zeros(result) -> frozenset:
     return frozenset(n for n in STRUCTURAL if n in result.inputs and not result.inputs[n])
 
 
 @cache
 def for_model(expr, zeros: frozenset):
-    """The expression as it applies to a model: its structural zeros substituted."""
+    """The expression as it applies to a model: its structural zeros substituted (at
+    generation time, for each set of zeros a model may have)."""
     hit = {s: 0 for s in expr.free_symbols if s.name in zeros}
     return expr.xreplace(hit) if hit else expr

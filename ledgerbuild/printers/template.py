@@ -19,6 +19,18 @@ class NameTemplate:
         placeholders = {s: f"{_MARK}{s.name}{_MARK}" for s in expr.free_symbols}
         self._parts = print_fn(expr, placeholders).split(_MARK)  # odd positions: symbol names
 
+    @classmethod
+    def of_parts(cls, parts) -> NameTemplate:
+        """A template printed earlier (the numeric ledger keeps its forms' parts)."""
+        template = cls.__new__(cls)
+        template._parts = list(parts)
+        return template
+
+    @property
+    def names(self) -> set[str]:
+        """The symbols it shows."""
+        return set(self._parts[1::2])
+
     @property
     def parts(self) -> list[str]:
         """Literal text at even positions, symbol names at odd ones."""

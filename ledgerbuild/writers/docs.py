@@ -10,6 +10,7 @@ fragment, and every catalog string through `tex_escape`. Files are written atomi
 from __future__ import annotations
 
 import functools
+import math
 import multiprocessing
 import os
 import re
@@ -18,16 +19,13 @@ from importlib import resources
 from pathlib import Path
 
 import jinja2
-import sympy as sp
 from jinja2.sandbox import SandboxedEnvironment
 
 from .. import catalog
 from ..errors import LedgerError, close_matches, one_line
-from ..evaluate import Evaluator, Result, gpu_count_text, time_model_text, to_plain
 from ..files import write_text
-from ..ledger import Ledger
+from ..numeric import NumericEvaluator, NumericResult, latex_of, numeric_ledger
 from ..printers.latex import (
-    for_model,
     formula_tex,
     structural_zeros,
     substituted_tex,
@@ -36,6 +34,7 @@ from ..printers.latex import (
     tex_number,
     unit_tex,
 )
+from ..rules import gpu_count_text, time_model_text, to_plain
 from ..units import human
 from .plots import VISION_CAPTION, figure_files, model_figure, vision_figure
 from .plots import caption as plot_caption
@@ -153,15 +152,16 @@ class Derivation:
     caption: str = ""  # a snippet names its model and scenario; a model page says it once
 
 
-def derivation(ledger: Ledger, result: Result, q, caption: str = "") -> Derivation:
-    expr = for_model(q.expr, structural_zeros(result))
+def derivation(inputs: dict, result: NumericResult, q, caption: str = "") -> Derivation:
+    """`inputs`: the numeric ledger's input records (their math symbols)."""
+    template = latex_of(q, structural_zeros(result))
     return Derivation(
         q.name,
         f"q-{label(result.model_id)}-{q.name}",
         f"eq:{label(result.model_id)}:{q.name}",
-        tex_name(ledger, q.name),
-        formula_tex(ledger, expr),
-        substituted_tex(expr, result),
+        tex_name(inputs, q.name),
+        formula_tex(inputs, template),
+        substituted_tex(template, result),
         unit_tex(result.values[q.name], q.unit),
         q.unit,
         q.description,
@@ -170,7 +170,7 @@ def derivation(ledger: Ledger, result: Result, q, caption: str = "") -> Derivati
     )
 
 
-def fit_note(result: Result) -> str:
+def fit_note(result: NumericResult) -> str:
     """'' when a request fits on the GPUs in force, else what the deployment lacks."""
     if to_plain(result.value("max_concurrency")) > 0:
         return ""
@@ -184,7 +184,7 @@ def fit_note(result: Result) -> str:
     return f"does not fit on {gpus} x {catalog.row('gpus', result.keys['gpu']).name}: {lack}"
 
 
-def scenario_text(result: Result, per_model: bool = False) -> str:
+def scenario_text(result: NumericResult, per_model: bool = False) -> str:
     k, v = result.keys, result.inputs
     count = "GPU count per model (column GPUs)" if per_model else gpu_count_text(result)
     return (
@@ -197,27 +197,29 @@ def scenario_text(result: Result, per_model: bool = False) -> str:
     )
 
 
-def shape_rows(result: Result) -> list[dict]:
-    from ledgerbuild.formulas.shapes import CACHED, SHAPES, B, T
-
-    v = {sp.Symbol(n): val for n, val in result.inputs.items()}
-    prompt, ctx = result.inputs["prompt_tokens"], result.inputs["context_tokens"]
+def shape_rows(result: NumericResult) -> list[dict]:
+    """formulas/shapes.py's tensors for the model, prefill and decode (B sequences, T new
+    tokens each, S tokens in the cache after the step)."""
+    v = result.inputs
+    prompt, batch = v["prompt_tokens"], v["batch_size"]
     phases = {
-        "prefill": {B: v[sp.Symbol("batch_size")], T: prompt, CACHED: prompt},
-        "decode": {B: v[sp.Symbol("batch_size")], T: 1, CACHED: sp.floor(ctx) + 1},
+        "prefill": {**v, "B": batch, "T": prompt, "S": prompt},
+        "decode": {**v, "B": batch, "T": 1, "S": decode_cached(result)},
     }
     rows = []
-    for step, tensor, dims, when in SHAPES:
+    for step, tensor, dims, when in numeric_ledger().SHAPES:
         if when is None or when in result.tags:
-            shown = {
-                p: "[" + ", ".join(f"{int(sp.sympify(d).xreplace({**v, **s})):,}" for d in dims) + "]"
-                for p, s in phases.items()
-            }
+            shown = {p: "[" + ", ".join(f"{int(d):,}" for d in dims(s)) + "]" for p, s in phases.items()}
             rows.append({"step": step, "tensor": tensor, **shown})
     return rows
 
 
-def layer_rows(result: Result) -> list[dict]:
+def decode_cached(result: NumericResult) -> int:
+    """Tokens in the cache after a decode step: the context and the new token."""
+    return math.floor(result.inputs["context_tokens"]) + 1
+
+
+def layer_rows(result: NumericResult) -> list[dict]:
     def h(name, unit):
         return human(to_plain(result.values[name]), unit).split("  (")[0]
 
@@ -241,17 +243,18 @@ def layer_rows(result: Result) -> list[dict]:
     ]
 
 
-def model_context(ledger: Ledger, result: Result, plots: list[str]) -> dict:
+def model_context(inputs: dict, result: NumericResult, plots: list[str]) -> dict:
+    """`inputs`: the numeric ledger's input records."""
     zeros = structural_zeros(result)
-    used = {s.name for q in result.quantities for s in for_model(q.expr, zeros).free_symbols}
+    used = set().union(*(latex_of(q, zeros).names for q in result.quantities))
     fields = [
-        {"name": i.name, "value": f"{to_plain(result.inputs[i.name]):,}", "description": i.description}
-        for i in ledger.inputs_of("model")
-        if i.name in used
+        {"name": n, "value": f"{to_plain(result.inputs[n]):,}", "description": i["description"]}
+        for n, i in inputs.items()
+        if i["kind"] == "model" and n in used
     ]
     topics = [
-        {"name": t, "quantities": [derivation(ledger, result, q) for q in result.quantities if q.topic == t]}
-        for t in ledger.topics
+        {"name": t, "quantities": [derivation(inputs, result, q) for q in result.quantities if q.topic == t]}
+        for t in result.topics
     ]
     return {
         "model": {"id": result.model_id, "name": result.model_name},
@@ -263,7 +266,7 @@ def model_context(ledger: Ledger, result: Result, plots: list[str]) -> dict:
         "shapes": shape_rows(result),
         "prefill_tokens": f"{to_plain(result.inputs['prompt_tokens']):,}",
         "batch": to_plain(result.inputs["batch_size"]),
-        "decode_cached": f"{int(sp.floor(result.inputs['context_tokens'])) + 1:,}",
+        "decode_cached": f"{decode_cached(result):,}",
         "layer_rows": layer_rows(result),
         "topics": topics,
         "plots": plots,
@@ -276,7 +279,7 @@ def model_context(ledger: Ledger, result: Result, plots: list[str]) -> dict:
     }
 
 
-def index_row(result: Result) -> dict:
+def index_row(result: NumericResult) -> dict:
     def h(name, unit):
         return human(to_plain(result.values[name]), unit).split("  (")[0]
 
@@ -297,7 +300,7 @@ def index_row(result: Result) -> dict:
     }
 
 
-def topics_of(result: Result) -> list[str]:
+def topics_of(result: NumericResult) -> list[str]:
     return list(dict.fromkeys(q.topic for q in result.quantities))
 
 
@@ -335,14 +338,14 @@ def write_docs(
 ) -> str:
     """Write the documents; return a one-line summary."""
     envs = {fmt: environment(fmt, templates) for fmt in formats}
-    evaluator = Evaluator(sets)
+    evaluator = NumericEvaluator(sets)
     results = [evaluator.evaluate(m) for m in select(model_spec, catalog.models(), "models")]
     out = Path(out)
     prepare_folder(out)
     written = 0
     figure_names = {r.model_id: figure_files(r.model_id) for r in results} if plots else {}
     global _DOCS
-    _DOCS = (evaluator.ledger, results, envs, figure_names, sets, out)
+    _DOCS = (evaluator.inputs, results, envs, figure_names, sets, out)
     try:
         if len(results) >= 8 and (os.cpu_count() or 1) > 1:
             # the second CPU takes half the models (forked: nothing pickled in)
@@ -376,12 +379,12 @@ _DOCS: tuple | None = None  # what _model_documents reads (a forked worker inher
 def _model_documents(start: int, stop: int, progress: bool = False) -> int:
     """Each model's documents, results[start:stop]; returns the number of files written."""
     assert _DOCS is not None
-    ledger, results, envs, figure_names, sets, out = _DOCS
+    inputs, results, envs, figure_names, sets, out = _DOCS
     written = 0
     for result in progress_bar(results[start:stop], progress, "writing documents"):
         if result.model_id in figure_names:
             written += len(model_figure(result, sets, out))
-        context = model_context(ledger, result, figure_names.get(result.model_id, []))
+        context = model_context(inputs, result, figure_names.get(result.model_id, []))
         for fmt, env in envs.items():
             main = "model.md.j2" if fmt == "md" else "model.tex.j2"
             write_text(out / f"{result.model_id}.{fmt}", render(env, main, context))
@@ -394,9 +397,9 @@ def _model_documents(start: int, stop: int, progress: bool = False) -> int:
 
 def derive(model: str, quantity: str, fmt: str, sets: dict, templates: Path | None = None) -> str:
     """One quantity's derivation for one model, as an embeddable snippet."""
-    evaluator = Evaluator(sets)
-    if quantity not in evaluator.ledger.forms:
-        raise LedgerError(f"unknown quantity {quantity!r}{close_matches(quantity, evaluator.ledger.forms)}")
+    evaluator = NumericEvaluator(sets)
+    if quantity not in evaluator.forms:
+        raise LedgerError(f"unknown quantity {quantity!r}{close_matches(quantity, evaluator.forms)}")
     result = evaluator.evaluate(model)
     q = next((q for q in result.quantities if q.name == quantity), None)
     if q is None:
@@ -409,4 +412,4 @@ def derive(model: str, quantity: str, fmt: str, sets: dict, templates: Path | No
         f"{time_model_text(result.keys['time_model'], result.keys['gpu'])}"
     )
     env = environment(fmt, templates)
-    return render(env, f"quantity.{fmt}.j2", {"q": derivation(evaluator.ledger, result, q, caption)})
+    return render(env, f"quantity.{fmt}.j2", {"q": derivation(evaluator.inputs, result, q, caption)})

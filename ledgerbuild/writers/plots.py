@@ -12,9 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..evaluate import Result, to_plain
 from ..files import atomic_save
+from ..numeric import NumericResult as Result
 from ..rope import wavelengths
+from ..rules import to_plain
 from .chart import COLORS, Chart, Panel, Series, layout
 from .chart_files import to_pdf, to_svg
 
