@@ -1,12 +1,14 @@
-"""Evaluation: the ledger's exact numbers for one model and scenario, as sympy values.
+"""Evaluation on the declarations themselves: the ledger's exact numbers as sympy values.
 
-Scope: the scenario is resolved by the numeric path's rules (numeric.py: defaults, catalog
-lookups, `--set` overrides, the model's fields range- and consistency-checked, as exact
-ints and Fractions), then every quantity of the model's variant is evaluated in exact
-arithmetic (decimal inputs are exact rationals, so counts are exact integers) and kept as
-sympy numbers for the derivations and the workbook; `evaluate_floats` is the compiled float
-path for cached values. Shortcut: a `--set` on a quantity name replaces that quantity's value
-(a what-if).
+Scope: the Python API's exact path and the referee of the generated numeric ledger. The
+scenario is resolved by the numeric path's rules (numeric.py: defaults, catalog lookups,
+`--set` overrides, the model's fields range- and consistency-checked, as exact ints and
+Fractions), then every quantity of the model's variant is evaluated from its sympy
+expression in exact arithmetic (exact.py: decimal inputs are exact rationals, so counts are
+exact integers) and kept as sympy numbers. The commands and writers run on numeric.py
+instead (the same values, generated from the same declarations, without sympy);
+`evaluate_floats` is numeric.py's float path. Shortcut: a `--set` on a quantity name
+replaces that quantity's value (a what-if).
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from . import catalog
-from .compiled import evaluator_for, needed_for
 from .errors import LedgerError
 from .exact import compile_exact, to_fraction, to_sympy
 from .ledger import Ledger, Quantity, load_formulas
@@ -71,7 +72,6 @@ class Evaluator:
         self.sets = {SET_ALIASES.get(k, k): v for k, v in (sets or {}).items()}
         self.draft_model = self.sets.pop(DRAFT_MODEL, None)
         self._scenario: tuple[dict, dict] | None = None
-        self._scenario_floats: dict | None = None
         # the scenario's rules are stated once, on the numeric path (numeric.py): --set names
         # and values checked there, keys, lookups and fields resolved there, as exact numbers
         self.numbers = NumericEvaluator(self.sets)
@@ -123,23 +123,6 @@ class Evaluator:
         tags = self.ledger.tags_for({k: int(v) if v.is_Integer else v for k, v in inputs.items()})
         return keys, inputs, tags
 
-    def float_inputs(self, entry, fields: dict) -> tuple[dict, frozenset]:
-        """(every input as a Python number, variant tags): inputs_for through caches of the
-        model's part (per field values) and the scenario's (per evaluator)."""
-        model = self.model_values(fields, entry.where)  # checked, remembered
-        key = (entry.where, tuple(fields.items()), tuple(sorted(self.sets.items())))
-        if key not in _MODEL_FLOATS:
-            numbers = {k: int(v) if v.is_Integer else float(v) for k, v in model.items()}
-            _MODEL_FLOATS[key] = numbers, self.ledger.tags_for(numbers)
-        if self._scenario_floats is None:
-            self._scenario_floats = {
-                k: int(v) if v.is_Integer else float(v) for k, v in self.scenario()[1].items()
-            }
-        numbers, tags = _MODEL_FLOATS[key]
-        env = {**numbers, **self._scenario_floats}
-        check_combination(env, entry.where)
-        return env, tags
-
     def evaluate_entry(self, entry, fields: dict, exact_values: bool = True) -> Result:
         """The model's exact values; without `exact_values`, only those set with --set (a
         workbook's cells carry formulas, their cached values come from evaluate_floats)."""
@@ -166,23 +149,10 @@ class Evaluator:
 
     def evaluate_floats(self, entry, fields: dict, names: frozenset[str] | None = None) -> dict:
         """Every input and quantity (or those `names` need) as a Python number (ints where
-        exact integer arithmetic keeps them so, else floats) through the compiled path
-        (compiled.py); the same scenario resolution and checks as evaluate_entry."""
+        exact integer arithmetic keeps them so, else floats): numeric.py's float path."""
         if self.draft_model is not None:
             return _as_numbers(self._with_draft_model(entry, fields))
-        env, tags = self.float_inputs(entry, fields)
-        qs = self.ledger.quantities_for(tags)
-        if names is not None:
-            qs = needed_for(qs, names)
-        for q in qs:
-            if q.name in self.sets:
-                env[q.name] = float(_number(q.name, self.sets[q.name]))
-        try:
-            return evaluator_for(qs)(env)
-        except (ZeroDivisionError, OverflowError):
-            raise LedgerError(
-                f"{entry.where}: a quantity divides by zero or overflows a double for these inputs"
-            ) from None
+        return self.numbers.evaluate_floats(entry, fields, names)
 
     def _with_draft_model(self, entry, fields: dict) -> Result:
         """spec_draft_cost from a draft model (numeric.py: NumericEvaluator.draft_cost)."""
@@ -193,7 +163,6 @@ class Evaluator:
         return result
 
 
-_MODEL_FLOATS: dict[tuple, tuple[dict, frozenset]] = {}
 _MODEL_VALUES: dict[tuple, dict] = {}
 _EXACT: dict = {}
 

@@ -9,16 +9,20 @@ sees exactly one form of each quantity that applies to it.
 
 Shortcuts: a single process-wide ledger (`LEDGER`), filled by importing `formulas`;
 declaration order is evaluation order (a quantity may only use what was declared before it).
+The module imports sympy only where a symbol is made: the writers read a Ledger built from
+the generated numeric ledger (numeric.py: printed_ledger) without it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-
-import sympy as sp
+from typing import TYPE_CHECKING, Any
 
 from .variants import VARIANTS
+
+if TYPE_CHECKING:
+    import sympy as sp
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,8 @@ class Input:
 
     @property
     def symbol(self) -> sp.Symbol:
+        import sympy as sp
+
         return sp.Symbol(self.name)
 
 
@@ -66,13 +72,16 @@ class Quantity:
 
     @property
     def symbol(self) -> sp.Symbol:
+        import sympy as sp
+
         return sp.Symbol(self.name)
 
 
 @dataclass
 class Ledger:
     inputs: dict[str, Input] = field(default_factory=dict)
-    forms: dict[str, list[Quantity]] = field(default_factory=dict)
+    # name -> its forms: Quantity as declared; numeric.Form in the writers' printed_ledger()
+    forms: dict[str, list[Any]] = field(default_factory=dict)
     variants: dict[str, Callable[[dict], bool]] = field(default_factory=lambda: dict(VARIANTS))
     topics: list[str] = field(default_factory=list)
     _chosen: dict = field(default_factory=dict, repr=False)  # tags -> quantities_for
@@ -198,6 +207,8 @@ def lookup_input(
 
 
 def quantity(name, expr, unit, description, *, source, topic, when=None, integer=False) -> sp.Symbol:
+    import sympy as sp
+
     return LEDGER.add_quantity(
         Quantity(name, sp.sympify(expr), unit, description, source, topic, when, integer)
     )

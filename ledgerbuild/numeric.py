@@ -215,6 +215,8 @@ class NumericEvaluator:
             if inp is None or inp["kind"] != "key":
                 parse_number(name, value)
         self._scenario: tuple[dict, dict] | None = None
+        self._scenario_floats: dict | None = None
+        self._set_quantities = [n for n in self.sets if n in self.forms]
 
     def keys(self) -> dict[str, str]:
         out: dict[str, str] = {}
@@ -281,12 +283,16 @@ class NumericEvaluator:
         check_consistency(values, where)
         return values
 
-    def inputs_for(self, entry, fields: dict) -> tuple[dict, dict, frozenset]:
-        """(keys, every input's exact value, variant tags) for a model under the scenario."""
+    def scenario(self) -> tuple[dict, dict]:
+        """(keys, the scenario's exact input values), resolved once per evaluator."""
         if self._scenario is None:
             keys = self.keys()
             self._scenario = keys, self.scenario_values(keys)
-        keys, scenario = self._scenario
+        return self._scenario
+
+    def inputs_for(self, entry, fields: dict) -> tuple[dict, dict, frozenset]:
+        """(keys, every input's exact value, variant tags) for a model under the scenario."""
+        keys, scenario = self.scenario()
         model = self.model_values(fields, entry.where)
         env = {**model, **scenario}
         check_combination(env, entry.where)
@@ -294,21 +300,59 @@ class NumericEvaluator:
 
     def chosen(self, tags: frozenset) -> list[Form]:
         """One form per quantity that applies to a model with these tags, in ledger order."""
-        return [
-            next(f for f in forms if f.when is None or f.when in tags)
-            for forms in self.forms.values()
-            if any(f.when is None or f.when in tags for f in forms)
-        ]
+        return chosen_forms(tags)
+
+    def float_inputs(self, entry, fields: dict) -> tuple[dict, frozenset]:
+        """(every input as a Python number: ints where whole, else floats; variant tags), the
+        model's part remembered per field values and the --set values that touch them (a
+        workbook evaluates each model under hundreds of scenarios)."""
+        model_sets = tuple(
+            (k, v) for k, v in self.sets.items() if self.inputs.get(k, {}).get("kind") == "model"
+        )
+        key = (entry.where, tuple(fields.items()), model_sets)
+        try:
+            found = _MODEL_FLOATS.get(key)
+            hashable = True
+        except TypeError:  # a field that is not a number: model_values says which
+            found, hashable = None, False
+        if found is None:
+            model = self.model_values(fields, entry.where)
+            found = {k: _float(v) for k, v in model.items()}, tags_for(model)
+            if hashable:
+                _MODEL_FLOATS[key] = found
+        if self._scenario_floats is None:
+            self._scenario_floats = {k: _float(v) for k, v in self.scenario()[1].items()}
+        env = {**found[0], **self._scenario_floats}
+        check_combination(env, entry.where)
+        return env, found[1]
+
+    def evaluate_floats(self, entry, fields: dict, names: frozenset[str] | None = None) -> dict:
+        """Every input and quantity (or those `names` need) as a Python number, through the
+        generated float functions (compiled.py's source: integer arithmetic stays int, the rest
+        doubles, as Excel holds them); the same scenario resolution and checks as evaluate."""
+        if self.draft_model is not None:
+            return self._with_draft(entry, fields)[0].evaluate_floats(entry, fields, names)
+        env, tags = self.float_inputs(entry, fields)
+        for name in self._set_quantities:
+            env[name] = float(parse_number(name, self.sets[name]))
+        try:
+            for name, function in float_steps(tags, names):
+                if name not in env:
+                    env[name] = function(env)
+        except (ZeroDivisionError, OverflowError):
+            raise LedgerError(
+                f"{entry.where}: a quantity divides by zero or overflows a double for these inputs"
+            ) from None
+        return env
 
     def evaluate(self, model_ref: str) -> NumericResult:
         """A model by catalog id, model YAML path or HF config.json path."""
-        entry, fields = catalog.load_model(model_ref)
-        if self.draft_model is None:
-            return self.evaluate_entry(entry, fields)
+        return self.evaluate_entry(*catalog.load_model(model_ref))
+
+    def _with_draft(self, entry, fields: dict) -> tuple[NumericEvaluator, str]:
+        """(an evaluator with spec_draft_cost set from the draft model, the draft's id)."""
         cost, draft_id = self.draft_cost(entry, fields)
-        result = NumericEvaluator({**self.sets, "spec_draft_cost": str(cost)}).evaluate_entry(entry, fields)
-        result.keys = {**result.keys, DRAFT_MODEL: draft_id}
-        return result
+        return NumericEvaluator({**self.sets, "spec_draft_cost": str(cost)}), draft_id
 
     def draft_cost(self, entry, fields: dict) -> tuple[Fraction, str]:
         """(spec_draft_cost, the draft's id) from the draft model: its active parameters over
@@ -325,12 +369,20 @@ class NumericEvaluator:
             )
         return Fraction(draft.values["params_active"]) / target.values["params_active"], draft.model_id
 
-    def evaluate_entry(self, entry, fields: dict) -> NumericResult:
+    def evaluate_entry(self, entry, fields: dict, exact_values: bool = True) -> NumericResult:
+        """The model's exact values; without `exact_values`, only those set with --set (a
+        workbook's cells carry formulas, their cached values come from evaluate_floats)."""
+        if self.draft_model is not None:
+            evaluator, draft_id = self._with_draft(entry, fields)
+            result = evaluator.evaluate_entry(entry, fields, exact_values)
+            result.keys = {**result.keys, DRAFT_MODEL: draft_id}
+            return result
         keys, env, tags = self.inputs_for(entry, fields)
         chosen = self.chosen(tags)
         overridden = set()
         functions = self.g.FUNCTIONS
-        for q in chosen:
+        evaluated = chosen if exact_values else [q for q in chosen if q.name in self.sets]
+        for q in evaluated:
             if q.name in self.sets:
                 env[q.name] = _number(parse_number(q.name, self.sets[q.name]))
                 overridden.add(q.name)
@@ -340,11 +392,84 @@ class NumericEvaluator:
             except (ZeroDivisionError, OverflowError):
                 raise LedgerError(f"{entry.where}: {q.name} divides by zero for these inputs") from None
         inputs = {n: env[n] for n in self.inputs if n in env}
-        values = {q.name: env[q.name] for q in chosen}
+        values = {q.name: env[q.name] for q in evaluated}
         kinds = {n: i["kind"] for n, i in self.inputs.items()}
         return NumericResult(
             entry.id, entry.name, tags, keys, inputs, chosen, values, self.g.TOPICS, kinds, overridden
         )
+
+
+_MODEL_FLOATS: dict[tuple, tuple[dict, frozenset]] = {}
+
+
+def _float(value):
+    """An exact number as the float path holds it: ints stay ints, Fractions become floats."""
+    return float(value) if isinstance(value, Fraction) else value
+
+
+@cache
+def chosen_forms(tags: frozenset) -> list[Form]:
+    """One form per quantity that applies to a model with these tags, in ledger order."""
+    return [
+        next(f for f in forms if f.when is None or f.when in tags)
+        for forms in quantity_forms().values()
+        if any(f.when is None or f.when in tags for f in forms)
+    ]
+
+
+@cache
+def float_steps(tags: frozenset, names: frozenset[str] | None) -> tuple:
+    """(name, float function) of each form a model with these tags evaluates, in ledger
+    order; with `names`, only the forms they depend on (a workbook block needs ~40 of ~450)."""
+    forms = chosen_forms(tags)
+    if names is not None:
+        by_name, arguments = {f.name: f for f in forms}, numeric_ledger().NUMPY_ARGS
+        wanted: set[str] = set()
+        todo = [n for n in names if n in by_name]
+        while todo:
+            name = todo.pop()
+            if name not in wanted:
+                wanted.add(name)
+                todo += [a for a in arguments[by_name[name].index] if a in by_name]
+        forms = [f for f in forms if f.name in wanted]
+    functions = numeric_ledger().FLOATS
+    return tuple((f.name, functions[f.index]) for f in forms)
+
+
+class Printed:
+    """A declared expression as the writers use it without sympy: its Excel template (names:
+    the symbols it reads) and, for a scenario input's default, its exact function. A key's
+    default that follows another key is the template of that key's name."""
+
+    def __init__(self, parts: tuple, function=None):
+        self.template = _template(parts)
+        self.names = frozenset(self.template.names)
+        self.function = function
+
+    def __str__(self) -> str:
+        return self.template.fill({}).removeprefix("=")
+
+
+@cache
+def printed_ledger():
+    """The ledger as the writers read it: ledger.Input records, the quantities' Forms (their
+    printed templates through excel_of / latex_of), no sympy."""
+    from .ledger import Input, Ledger
+
+    g = numeric_ledger()
+    inputs = {}
+    for name, r in g.INPUTS.items():
+        default = r["default"]
+        if r["kind"] == "key" and r["follows"]:
+            default = Printed(("=", default, ""))
+        elif name in g.DEFAULT_EXCEL:
+            default = Printed(g.DEFAULT_EXCEL[name], g.DEFAULTS[name])
+        scale = r["scale_name"] or r["scale"]
+        inputs[name] = Input(
+            name, r["kind"], r["unit"], r["description"], r["source"], r["lo"], r["hi"], r["integer"],
+            default, r["table"], r["key"], r["column"], scale, r["qualifier"], r["tex"], r["hi_open"],
+        )  # fmt: skip
+    return Ledger(inputs=inputs, forms=quantity_forms(), topics=list(g.TOPICS))
 
 
 def numpy_ledger() -> tuple[tuple, tuple]:

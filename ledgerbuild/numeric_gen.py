@@ -48,7 +48,8 @@ def _input_record(inp: Input) -> dict:
         "tex": inp.tex,
     }
     scale = inp.scale
-    if isinstance(scale, sp.Symbol):  # a named constant
+    record["scale_name"] = scale.name if isinstance(scale, sp.Symbol) else None  # a named constant
+    if isinstance(scale, sp.Symbol):
         scale = load_formulas().inputs[scale.name].default
     record["scale"] = _number(scale)
     default = inp.default
@@ -78,12 +79,14 @@ def generate_source(digest: str) -> str:
     functions: list[str] = []
     for name, declared in ledger.forms.items():
         for q in declared:
-            index = len(functions)
+            index = len(forms)
             functions.append(f"def _q{index}(v):\n    return {python_source(q.expr, exact=True)}")
+            functions.append(f"def _f{index}(v):\n    return {python_source(q.expr)}")
             forms.append((name, q.when, q.unit, q.description, q.source, q.topic, q.integer, index))
     lines.append(f"FORMS = {forms!r}")
     lines += functions
-    lines.append(f"FUNCTIONS = ({', '.join(f'_q{i}' for i in range(len(functions)))},)")
+    lines.append(f"FUNCTIONS = ({', '.join(f'_q{i}' for i in range(len(forms)))},)")
+    lines.append(f"FLOATS = ({', '.join(f'_f{i}' for i in range(len(forms)))},)  # compiled.py's floats")
     lines += _numpy_functions(ledger)
     lines += _printed(ledger)
     defaults = {
@@ -171,6 +174,12 @@ def _printed(ledger) -> list[str]:
             latex.append((fields, printed))
             excel.append(tuple(formula_template(q.expr).parts))
     lines = [f"LATEX = {tuple(latex)!r}", f"EXCEL = {tuple(excel)!r}"]
+    defaults = {
+        n: tuple(formula_template(i.default).parts)
+        for n, i in ledger.inputs.items()
+        if i.kind != "key" and isinstance(i.default, sp.Basic) and not i.default.is_Number
+    }
+    lines.append(f"DEFAULT_EXCEL = {defaults!r}")
     shapes = []
     for index, (step, tensor, dims, when) in enumerate(SHAPES):
         body = ", ".join(python_source(sp.sympify(d), exact=True) for d in dims)

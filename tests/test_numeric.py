@@ -4,10 +4,11 @@
   the exact (sympy-declared, Fraction-evaluated) one exactly: same keys, same values, ints
   where exact values are whole.
 - `show`, `image`, `rope`, `validate` (sweeps on the generated numpy functions), `list`,
-  `docs` and `derive` run without importing sympy once the generated ledger is cached, and
-  regenerate it into a fresh cache when there is none.
+  `docs`, `derive` and `xlsx` run without importing sympy once the generated ledger is
+  cached, and regenerate it into a fresh cache when there is none.
 - The LaTeX a document shows for each model's quantity is the one sympy prints for the form
-  with that model's structural zeros substituted.
+  with that model's structural zeros substituted; its Excel formula and the Excel formulas of
+  computed defaults are the ones sympy's Excel printer prints.
 - Bad input gets one line naming the field on both paths.
 """
 
@@ -21,7 +22,8 @@ import pytest
 from ledgerbuild import catalog
 from ledgerbuild.errors import LedgerError
 from ledgerbuild.evaluate import Evaluator
-from ledgerbuild.numeric import NumericEvaluator, latex_of
+from ledgerbuild.numeric import NumericEvaluator, Printed, excel_of, latex_of, printed_ledger
+from ledgerbuild.printers.excel import formula_template
 from ledgerbuild.printers.latex import for_model, latex_template, structural_zeros
 
 SCENARIOS = [
@@ -88,6 +90,7 @@ def test_show_and_list_do_not_import_sympy(tmp_path):
         ["validate", "-o", str(tmp_path / "validation")],
         ["docs", "--models", "llama-3-8b,qwen2-vl-7b", "-o", str(tmp_path / "docs")],
         ["derive", "gpt-oss-20b", "tpot_s", "--set", "spec_draft_model=gpt-oss-20b"],
+        ["xlsx", "--models", "llama-3-8b,deepseek-v3", "-o", str(tmp_path / "w.xlsx")],
         ["list", "quantities", "--json"],
     ]
     for args in commands:
@@ -113,7 +116,7 @@ def test_sweep_equals_the_exact_ledger_point_by_point():
             assert math.isclose(out[quantity][i], want, rel_tol=1e-12), (quantity, i)
 
 
-def test_each_models_latex_is_sympys_print_of_its_form():
+def test_each_models_printed_forms_are_sympys_prints():
     exact, numeric = Evaluator(), NumericEvaluator()
     for model in catalog.models():
         declared, generated = exact.evaluate(model), numeric.evaluate(model)
@@ -122,3 +125,10 @@ def test_each_models_latex_is_sympys_print_of_its_form():
         for q, form in zip(declared.quantities, generated.quantities, strict=True):
             printed = latex_template(for_model(q.expr, zeros)).parts
             assert (form.name, latex_of(form, zeros).parts) == (q.name, printed), model
+            assert excel_of(form).parts == formula_template(q.expr).parts, (model, q.name)
+    defaults = {n: i.default for n, i in printed_ledger().inputs.items() if isinstance(i.default, Printed)}
+    declared_inputs = exact.ledger.inputs
+    assert {"embedding_dtype", "context_tokens"} <= set(defaults)
+    for name, default in defaults.items():
+        want = declared_inputs[name].default
+        assert default.template.parts == formula_template(want).parts, name

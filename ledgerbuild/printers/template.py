@@ -8,6 +8,7 @@ expression with placeholder names; `fill(name_of)` substitutes them by string.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from functools import cache
 
@@ -26,10 +27,10 @@ class NameTemplate:
         template._parts = list(parts)
         return template
 
-    @property
-    def names(self) -> set[str]:
+    @functools.cached_property
+    def names(self) -> frozenset[str]:
         """The symbols it shows."""
-        return set(self._parts[1::2])
+        return frozenset(self._parts[1::2])
 
     @property
     def parts(self) -> list[str]:

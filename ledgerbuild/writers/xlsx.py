@@ -14,8 +14,8 @@ from pathlib import Path
 
 from .. import catalog
 from ..errors import LedgerError
-from ..evaluate import Evaluator
 from ..files import atomic_save
+from ..numeric import NumericEvaluator, printed_ledger
 from .selection import progress_bar, select
 from .xlsx_book import Book
 from .xlsx_compare import COMPARE, compare_calc_sheet, write_compare, write_sweeps
@@ -54,8 +54,8 @@ def build_workbook(
     workers: int | None = None,
 ):
     """(workbook, manifest of formula cells (empty unless `manifest`), model results)."""
-    evaluator = Evaluator(sets)
-    ledger = evaluator.ledger
+    evaluator = NumericEvaluator(sets)
+    ledger = printed_ledger()
     model_ids = select(model_spec, catalog.models(), "models")
     gpu_ids = [catalog.load_gpu(g) for g in select(gpu_spec, catalog.gpus(), "gpus")]
     entries = [catalog.load_model(m) for m in progress_bar(model_ids, progress, "reading models")]
@@ -107,7 +107,7 @@ def build_workbook(
     return wb, cells, results
 
 
-def _evaluate(evaluator: Evaluator, entries: list[tuple], sets: dict, progress: bool):
+def _evaluate(evaluator: NumericEvaluator, entries: list[tuple], sets: dict, progress: bool):
     """(results, a Cacher knowing each model's values of what the views show). The cells
     carry formulas, so results hold no exact values; the float path checks that every
     quantity evaluates."""

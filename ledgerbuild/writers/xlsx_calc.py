@@ -12,15 +12,14 @@ reference each.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import sympy as sp
-
-from ..evaluate import Result, to_plain
 from ..ledger import Ledger
-from ..printers.excel import formula_template
+from ..numeric import NumericResult as Result
+from ..numeric import Printed, excel_of
+from ..printers.template import NameTemplate
+from ..rules import to_plain
 from ..units import excel_format
 from .xlsx_book import column_letter
 from .xlsx_layout import FORMULA_FILL, LOOKUP_FILL, merged_style, quote
@@ -39,25 +38,25 @@ class Variation:
     sets: list[dict[str, str]]
 
 
-def _forms(ledger: Ledger, res: Result) -> dict[str, sp.Basic]:
-    """Expressions of the model's quantities and of the inputs whose default is a formula."""
-    forms: dict[str, sp.Basic] = {q.name: q.expr for q in res.quantities}
-    values = {sp.Symbol(k): v for k, v in res.inputs.items()}
+def _forms(ledger: Ledger, res: Result) -> dict[str, NameTemplate]:
+    """Excel templates of the model's quantities and of the inputs whose default is a formula
+    (where the default is in force: its value is the input's)."""
+    forms = {q.name: excel_of(q) for q in res.quantities}
     forms.update(
         {
-            i.name: i.default
+            i.name: i.default.template
             for i in ledger.inputs.values()
             if i.kind == "scenario"
-            and isinstance(i.default, sp.Basic)
-            and i.default.xreplace(values) == res.inputs[i.name]
+            and isinstance(i.default, Printed)
+            and i.default.function is not None
+            and i.default.function(res.inputs) == res.inputs[i.name]
         }
     )  # not set by the user
     return forms
 
 
-@functools.lru_cache(maxsize=4096)
-def symbol_names(expr: sp.Basic) -> tuple[str, ...]:
-    return tuple(s.name for s in expr.free_symbols)
+def symbol_names(template: NameTemplate) -> frozenset[str]:
+    return template.names
 
 
 def steps(ledger: Ledger, res: Result, forms: dict, targets: list[str], bound: set[str]) -> list[str]:
@@ -114,7 +113,7 @@ def _row_formulas(ledger, res, name, forms, names, bound_by_col, rows, columns) 
         return [_lookup(ledger, name, bound) for bound in bound_by_col]
     if name in res.overridden:  # a what-if value set with --set stays that value everywhere
         return [to_plain(res.values[name])] * len(columns)
-    parts = list(formula_template(forms[name]).parts)
+    parts = list(forms[name].parts)
     varying = []
     for i in range(1, len(parts), 2):
         p = parts[i]

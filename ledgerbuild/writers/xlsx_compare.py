@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..evaluate import Result
 from ..ledger import Ledger
+from ..numeric import NumericResult as Result
 from ..units import excel_format
 from .xlsx_book import Chart, column_letter, coordinate
 from .xlsx_calc import FIRST_COL, Variation, write_block

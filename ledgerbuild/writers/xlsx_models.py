@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..evaluate import Result, to_plain
 from ..ledger import Ledger
-from ..printers.excel import formula_template
+from ..numeric import NumericResult as Result
+from ..numeric import excel_of
+from ..rules import to_plain
 from ..units import excel_format
 from .xlsx_layout import (
     FORMULA_FILL,
@@ -54,9 +55,9 @@ BODY_TEXTS = (*HEADINGS, MODEL_FIELDS, FROM_TABLE, SET_ON_CLI)  # texts every co
 
 
 def model_fields_used(ledger: Ledger, result: Result) -> list[str]:
-    used = set()
+    used: set[str] = set()
     for q in result.quantities:
-        used |= {s.name for s in q.expr.free_symbols}
+        used |= excel_of(q).names
     return [i.name for i in ledger.inputs_of("model") if i.name in used]
 
 
@@ -123,7 +124,7 @@ def write_model_body(wb, ws, ledger: Ledger, res: Result, cells: list[Cell]) -> 
                 put(ws, row, 2, to_plain(res.values[q.name]), fill=INPUT_FILL, number_format=fmt)
                 shown = SET_ON_CLI
             else:
-                shown = formula_template(q.expr).fill({})
+                shown = excel_of(q).fill({})
                 put(
                     ws,
                     row,

@@ -7,8 +7,9 @@ sheet; the others are starting points to edit. Workings on ScenariosCalc (xlsx_c
 from __future__ import annotations
 
 from .. import catalog
-from ..evaluate import Result, to_plain
 from ..ledger import Ledger
+from ..numeric import NumericResult as Result
+from ..rules import to_plain
 from .xlsx_book import column_index, column_letter, coordinate
 from .xlsx_calc import FIRST_COL, Variation
 from .xlsx_layout import (

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import datetime
 
-import sympy as sp
-
 from .. import __version__, catalog
-from ..evaluate import time_model_text, to_plain
 from ..ledger import Input, Ledger
-from ..printers.excel import excel_formula
+from ..numeric import Printed
+from ..rules import time_model_text, to_plain
 from ..units import excel_format
 from .xlsx_book import Table, column_letter, coordinate
 from .xlsx_layout import (
@@ -92,7 +90,7 @@ def write_table(wb, table: str, rows: list) -> None:
 def lookup_formula(inp: Input, key_text: str, qualifier_text: str | None = None) -> str:
     """=INDEX(table_column, MATCH(key, table_id, 0)) * scale; a qualified lookup reads the row
     `key@qualifier` where the table has one (IFERROR: else the row `key`)."""
-    scale = "" if inp.scale == 1 else f"*{excel_formula(sp.sympify(inp.scale))[1:]}"  # a name
+    scale = "" if inp.scale == 1 else f"*{inp.scale}"  # a named constant
     column, ids = f"{inp.table}_{inp.column}", f"{inp.table}_id"
     plain = f"INDEX({column}, MATCH({key_text}, {ids}, 0))"
     if inp.qualifier:
@@ -132,7 +130,7 @@ def write_inputs(wb, ledger: Ledger, result, overrides: set[str]) -> None:
             )
         elif inp.kind == "key":
             follows = (
-                isinstance(inp.default, sp.Symbol) and result.keys[inp.name] == result.keys[inp.default.name]
+                isinstance(inp.default, Printed) and result.keys[inp.name] == result.keys[str(inp.default)]
             )
             if follows:
                 put(ws, row, 2, f"={inp.default}", cached=result.keys[inp.name], note=note, fill=INPUT_FILL)
@@ -152,9 +150,7 @@ def write_inputs(wb, ledger: Ledger, result, overrides: set[str]) -> None:
             )
             _validate_number(ws, coordinate(row, 2), inp)
         else:  # a catalog lookup, or a default computed from other inputs
-            formula = (
-                lookup_formula(inp, str(inp.key)) if inp.kind == "lookup" else excel_formula(inp.default)
-            )
+            formula = lookup_formula(inp, str(inp.key)) if inp.kind == "lookup" else f"={inp.default}"
             put(
                 ws,
                 row,
@@ -177,7 +173,7 @@ def write_inputs(wb, ledger: Ledger, result, overrides: set[str]) -> None:
 
 def _computed(default) -> bool:
     """A default computed from other inputs (a number such as 4/5 is typed, not computed)."""
-    return isinstance(default, sp.Basic) and bool(default.free_symbols)
+    return isinstance(default, Printed) and bool(default.names)
 
 
 def add_dropdown(ws, table: str, cells: str) -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..evaluate import Result, to_plain
 from ..ledger import Ledger
+from ..numeric import NumericResult as Result
+from ..rules import to_plain
 from ..units import SUMMARY_FORMATS, VIEW_LABELS, excel_format
 from .xlsx_book import coordinate
 from .xlsx_layout import (

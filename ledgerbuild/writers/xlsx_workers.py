@@ -23,9 +23,9 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-from ..evaluate import Evaluator, Result
-from ..ledger import Input, Ledger, Quantity
-from ..printers.excel import formula_template
+from ..ledger import Input, Ledger
+from ..numeric import Form, NumericEvaluator, excel_of
+from ..numeric import NumericResult as Result
 from ..units import excel_format
 from .xlsx_book import Book, Sheet, row_col
 from .xlsx_compare import write_compare_calc
@@ -83,7 +83,7 @@ class Cacher:
 
     def __init__(self, sets: dict, entries: dict, keep: frozenset[str] = frozenset()):
         self.sets, self.entries, self.keep = sets, entries, keep
-        self.evaluators: dict[tuple, Evaluator] = {}
+        self.evaluators: dict[tuple, NumericEvaluator] = {}
         self.values: dict[tuple, dict] = {}
         self.known: dict[tuple, dict] = {}
 
@@ -103,7 +103,7 @@ class Cacher:
 
     def evaluate(self, model: str, sets: tuple, names: frozenset[str] | None = None) -> dict:
         if sets not in self.evaluators:
-            self.evaluators[sets] = Evaluator({**self.sets, **dict(sets)})
+            self.evaluators[sets] = NumericEvaluator({**self.sets, **dict(sets)})
         entry, fields = self.entries[model]
         return self.evaluators[sets].evaluate_floats(entry, fields, names)
 
@@ -217,7 +217,7 @@ def register_styles_and_strings(job: Job) -> None:
     styles of their cells, and the texts shared by many models (names, units, formulas,
     descriptions, sources, model ids)."""
     book, ledger = job.book, job.ledger
-    items: list[Input | Quantity] = [*ledger.inputs.values()]
+    items: list[Input | Form] = [*ledger.inputs.values()]
     items += [q for forms in ledger.forms.values() for q in forms]
     formats = {excel_format(x.unit, x.integer) for x in items}
     for fill in (INPUT_FILL, LOOKUP_FILL, FORMULA_FILL):
@@ -237,7 +237,7 @@ def register_styles_and_strings(job: Job) -> None:
     for x in items:
         texts |= {x.name, x.unit, x.description or "", x.source or ""}
     for forms in ledger.forms.values():
-        texts |= {formula_template(q.expr).fill({}).lstrip("=") for q in forms}
+        texts |= {excel_of(q).fill({}).lstrip("=") for q in forms}
     for res in job.results:
         texts |= {res.model_id, res.model_name}
     for text in sorted(t for t in texts if t):
