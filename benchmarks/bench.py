@@ -83,9 +83,9 @@ def show_benchmark(runs: int = 9) -> None:
     )
     print(f"show llama-2-7b --json, whole process: median {o:.2f} s ({runs} interleaved runs); {peer}")
     from ledgerbuild import catalog
-    from ledgerbuild.evaluate import Evaluator
+    from ledgerbuild.numeric import NumericEvaluator
 
-    evaluator = Evaluator()
+    evaluator = NumericEvaluator()
     entry = catalog.load_model("llama-2-7b")
     evaluator.evaluate_floats(*entry)
     evaluator.evaluate_entry(*entry)

@@ -217,6 +217,7 @@ class NumericEvaluator:
         self._scenario: tuple[dict, dict] | None = None
         self._scenario_floats: dict | None = None
         self._set_quantities = [n for n in self.sets if n in self.forms]
+        self._float_steps: dict[tuple, tuple] = {}
 
     def keys(self) -> dict[str, str]:
         out: dict[str, str] = {}
@@ -335,10 +336,13 @@ class NumericEvaluator:
         env, tags = self.float_inputs(entry, fields)
         for name in self._set_quantities:
             env[name] = float(parse_number(name, self.sets[name]))
+        steps = self._float_steps.get((tags, names))
+        if steps is None:  # those set with --set keep their value
+            steps = tuple(s for s in float_steps(tags, names) if s[0] not in self.sets)
+            self._float_steps[tags, names] = steps
         try:
-            for name, function in float_steps(tags, names):
-                if name not in env:
-                    env[name] = function(env)
+            for name, function in steps:
+                env[name] = function(env)
         except (ZeroDivisionError, OverflowError):
             raise LedgerError(
                 f"{entry.where}: a quantity divides by zero or overflows a double for these inputs"
