@@ -163,8 +163,9 @@ def main() -> None:
             f"(target 2.5 s), without plots {without:.2f} s (target 0.8 s)"
         )
     print(
-        f"floors of the printing commands, same run: a bare Python process {bare:.2f} s; one that only "
-        f"imports sympy and declares the ledger {declared:.2f} s (xlsx, docs and derive print sympy's trees)"
+        f"floors, same run: a bare Python process {bare:.2f} s; one that only imports sympy and "
+        f"declares the ledger {declared:.2f} s (what xlsx, docs and derive paid before they read "
+        "the generated ledger's printed forms)"
     )
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "ledger.xlsx"
