@@ -8,12 +8,20 @@ one app of `common` (no module imports this package back).
 from __future__ import annotations
 
 import gc
+import os
 import sys
 
-import typer
+# A short run: the cyclic collector runs rarely from the first import on (it cost ~20 % of a
+# workbook build at its defaults, and its passes over the imports' objects ~5 ms of `show`),
+# and pydantic does not look for plugins among the installed distributions (~5 ms; a
+# PYDANTIC_DISABLE_PLUGINS the user set is kept).
+gc.set_threshold(200_000, 50, 1000)
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
-from . import ledger_commands, output_commands, sim_commands  # noqa: F401  (register commands)
-from .common import app, print_error
+import typer  # noqa: E402
+
+from . import ledger_commands, output_commands, sim_commands  # noqa: E402, F401  (register commands)
+from .common import app, print_error  # noqa: E402
 
 try:  # typer >= 0.26 vendors click; its exceptions are not click's
     from typer._click import exceptions as click_errors
@@ -25,9 +33,8 @@ __all__ = ["app", "main"]
 
 def main() -> None:
     """Entry point: usage errors as one line with exit 2, Ctrl-C exits at once with 130.
-    The cyclic collector runs rarely (it cost ~20 % of a workbook build at its defaults) and
-    not at all at exit (a tenth of a second): what a run leaves is freed with the process."""
-    gc.set_threshold(200_000, 50, 1000)
+    The cyclic collector does not run at exit (a tenth of a second): what a run leaves is
+    freed with the process."""
     try:
         code = app(standalone_mode=False)
     except click_errors.NoArgsIsHelpError:  # the help is printed already
