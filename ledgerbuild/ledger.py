@@ -10,7 +10,7 @@ sees exactly one form of each quantity that applies to it.
 Shortcuts: a single process-wide ledger (`LEDGER`), filled by importing `formulas`;
 declaration order is evaluation order (a quantity may only use what was declared before it).
 The module imports sympy only where a symbol is made: the writers read a Ledger built from
-the generated numeric ledger (numeric.py: printed_ledger) without it.
+the generated numeric ledger (printed.py: printed_ledger) without it.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ their unit scales computed exactly on Fractions, `--set` values parsed and range
 the model's fields checked, the variant's forms picked (variants.py). The generated functions do
 exact.py's arithmetic on ints and Fractions, so every value equals the exact path's
 (tests/test_numeric.py holds the two equal for every model in several scenarios). The
-generated module also holds what the writers print (each form's Excel and LaTeX templates,
-the tensor shapes), so the documents are written without sympy too.
+generated module also holds what the writers print (printed.py reads it), so the workbook and
+the documents are written without sympy too.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from types import ModuleType
 from . import catalog
 from .errors import LedgerError, close_matches
 from .files import write_output, write_text
-from .printers.template import NameTemplate
 from .rules import (
     DRAFT_MODEL,
     SET_ALIASES,
@@ -158,22 +157,6 @@ def quantity_forms() -> dict[str, list[Form]]:
     for record in numeric_ledger().FORMS:
         forms.setdefault(record[0], []).append(Form(*record))
     return forms
-
-
-def latex_of(form: Form, zeros: frozenset) -> NameTemplate:
-    """The form's LaTeX for a model whose structural fields `zeros` are 0 (those terms dropped)."""
-    fields, printed = numeric_ledger().LATEX[form.index]
-    return _template(printed[tuple(n for n in fields if n in zeros)])
-
-
-def excel_of(form: Form) -> NameTemplate:
-    """The form's Excel formula, its names left to fill."""
-    return _template(numeric_ledger().EXCEL[form.index])
-
-
-@cache
-def _template(parts: tuple) -> NameTemplate:
-    return NameTemplate.of_parts(parts)
 
 
 @dataclass
@@ -438,42 +421,6 @@ def float_steps(tags: frozenset, names: frozenset[str] | None) -> tuple:
         forms = [f for f in forms if f.name in wanted]
     functions = numeric_ledger().FLOATS
     return tuple((f.name, functions[f.index]) for f in forms)
-
-
-class Printed:
-    """A declared expression as the writers use it without sympy: its Excel template (names:
-    the symbols it reads) and, for a scenario input's default, its exact function. A key's
-    default that follows another key is the template of that key's name."""
-
-    def __init__(self, parts: tuple, function=None):
-        self.template = _template(parts)
-        self.names = frozenset(self.template.names)
-        self.function = function
-
-    def __str__(self) -> str:
-        return self.template.fill({}).removeprefix("=")
-
-
-@cache
-def printed_ledger():
-    """The ledger as the writers read it: ledger.Input records, the quantities' Forms (their
-    printed templates through excel_of / latex_of), no sympy."""
-    from .ledger import Input, Ledger
-
-    g = numeric_ledger()
-    inputs = {}
-    for name, r in g.INPUTS.items():
-        default = r["default"]
-        if r["kind"] == "key" and r["follows"]:
-            default = Printed(("=", default, ""))
-        elif name in g.DEFAULT_EXCEL:
-            default = Printed(g.DEFAULT_EXCEL[name], g.DEFAULTS[name])
-        scale = r["scale_name"] or r["scale"]
-        inputs[name] = Input(
-            name, r["kind"], r["unit"], r["description"], r["source"], r["lo"], r["hi"], r["integer"],
-            default, r["table"], r["key"], r["column"], scale, r["qualifier"], r["tex"], r["hi_open"],
-        )  # fmt: skip
-    return Ledger(inputs=inputs, forms=quantity_forms(), topics=list(g.TOPICS))
 
 
 def numpy_ledger() -> tuple[tuple, tuple]:

@@ -22,7 +22,8 @@ import pytest
 from ledgerbuild import catalog
 from ledgerbuild.errors import LedgerError
 from ledgerbuild.evaluate import Evaluator
-from ledgerbuild.numeric import NumericEvaluator, Printed, excel_of, latex_of, printed_ledger
+from ledgerbuild.numeric import NumericEvaluator
+from ledgerbuild.printed import Printed, excel_of, latex_of, printed_ledger
 from ledgerbuild.printers.excel import formula_template
 from ledgerbuild.printers.latex import for_model, latex_template, structural_zeros
 

@@ -24,7 +24,8 @@ from jinja2.sandbox import SandboxedEnvironment
 from .. import catalog
 from ..errors import LedgerError, close_matches, one_line
 from ..files import write_text
-from ..numeric import NumericEvaluator, NumericResult, latex_of, numeric_ledger
+from ..numeric import NumericEvaluator, NumericResult, numeric_ledger
+from ..printed import latex_of
 from ..printers.latex import (
     formula_tex,
     structural_zeros,

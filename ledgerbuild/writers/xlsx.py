@@ -15,7 +15,8 @@ from pathlib import Path
 from .. import catalog
 from ..errors import LedgerError
 from ..files import atomic_save
-from ..numeric import NumericEvaluator, printed_ledger
+from ..numeric import NumericEvaluator
+from ..printed import printed_ledger
 from .selection import progress_bar, select
 from .xlsx_book import Book
 from .xlsx_compare import COMPARE, compare_calc_sheet, write_compare, write_sweeps

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from ..ledger import Ledger
 from ..numeric import NumericResult as Result
-from ..numeric import Printed, excel_of
+from ..printed import Printed, excel_of
 from ..printers.template import NameTemplate
 from ..rules import to_plain
 from ..units import excel_format

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ..ledger import Ledger
 from ..numeric import NumericResult as Result
-from ..numeric import excel_of
+from ..printed import excel_of
 from ..rules import to_plain
 from ..units import excel_format
 from .xlsx_layout import (

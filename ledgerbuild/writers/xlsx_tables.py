@@ -10,7 +10,7 @@ import datetime
 
 from .. import __version__, catalog
 from ..ledger import Input, Ledger
-from ..numeric import Printed
+from ..printed import Printed
 from ..rules import time_model_text, to_plain
 from ..units import excel_format
 from .xlsx_book import Table, column_letter, coordinate

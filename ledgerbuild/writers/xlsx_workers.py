@@ -24,8 +24,9 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from ..ledger import Input, Ledger
-from ..numeric import Form, NumericEvaluator, excel_of
+from ..numeric import Form, NumericEvaluator
 from ..numeric import NumericResult as Result
+from ..printed import excel_of
 from ..units import excel_format
 from .xlsx_book import Book, Sheet, row_col
 from .xlsx_compare import write_compare_calc
