@@ -9,14 +9,15 @@ Shortcut: catalogs are read once per process (lru_cache).
 from __future__ import annotations
 
 import json
-from functools import cache
+from collections.abc import Callable
+from functools import cache, partial
 from importlib import resources
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
+from . import catalog_snapshot
 from .errors import LedgerError, close_matches
 from .families import count, ledger_fields
 from .families_vision import vlm_family
@@ -24,13 +25,14 @@ from .files import read_input
 
 ID = r"^[a-z0-9][a-z0-9._-]*$"
 QUALIFIED_ID = r"^[a-z0-9][a-z0-9._-]*(@[a-z0-9][a-z0-9._-]*)?$"  # time model, or time model@gpu
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 10x faster
 
 
 class _Strict(BaseModel):
     """Strict types: no strings or booleans for numbers, no NaN or infinity, no unknown keys."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
+    # defer_build: a class's validator is built when it first validates (the shipped catalogs
+    # come validated from catalog_snapshot.py, so most runs build none)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False, defer_build=True)
 
 
 class ModelEntry(_Strict):
@@ -186,6 +188,8 @@ TABLES: dict[str, type[_Strict]] = {
     "training_recipes": TrainingRecipeEntry,
     "rope_methods": RopeMethodEntry,
 }
+_ENTRY_CLASSES: list[type[_Strict]] = [ModelEntry, *TABLES.values()]
+_CLASSES = {cls.__name__: cls for cls in _ENTRY_CLASSES}
 # extra files whose rows join a table (the calibrated time model, written by `calibrate`)
 _TABLE_EXTRAS = {"time_models": ["calibrated"]}
 _PACKAGES = {
@@ -195,33 +199,40 @@ _PACKAGES = {
 }
 
 
-class _UniqueKeys(_LOADER):  # type: ignore[valid-type,misc]
-    """The safe loader, refusing a key given twice in one mapping (YAML would keep the last)."""
+@cache
+def _loader():
+    """The safe loader (libyaml's when present: 10x faster), refusing a key given twice in one
+    mapping (YAML would keep the last); yaml is imported when a file is parsed."""
+    import yaml
+
+    class UniqueKeys(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+        pass
+
+    def mapping(loader, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = loader.construct_object(key_node, deep=deep)
+            try:
+                duplicate = key in seen
+                seen.add(key)
+            except TypeError:  # an unhashable key: construct_mapping says so
+                continue
+            if duplicate:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} given twice", key_node.start_mark
+                )
+        return loader.construct_mapping(node, deep=deep)
+
+    UniqueKeys.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    return UniqueKeys
 
 
-def _mapping(loader, node, deep=False):
-    seen = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        try:
-            duplicate = key in seen
-            seen.add(key)
-        except TypeError:  # an unhashable key: construct_mapping says so
-            continue
-        if duplicate:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"key {key!r} given twice", key_node.start_mark
-            )
-    return loader.construct_mapping(node, deep=deep)
+def _read_yaml(path: Path, text: str | None = None) -> object:
+    import yaml
 
-
-_UniqueKeys.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
-
-
-def _read_yaml(path: Path) -> object:
-    text = read_input(path)
+    text = read_input(path) if text is None else text
     try:
-        return yaml.load(text, Loader=_UniqueKeys)
+        return yaml.load(text, Loader=_loader())
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark else ""
@@ -260,11 +271,22 @@ def model_fields(entry: ModelEntry, path) -> dict:
         raise LedgerError(f"{path}: {entry.id}: {e}") from None
 
 
-@cache
-def _model_file(path: Path) -> ModelEntry:
-    entry = _validate(ModelEntry, _read_yaml(path), path)
+def _shipped(table_name: str, path: Path, build: Callable[[object], dict]) -> dict:
+    """{id: entry} of a shipped catalog file: build(its parsed YAML), or the snapshot of it."""
+    text = read_input(path)
+    return catalog_snapshot.validated(table_name, path, text, _CLASSES, lambda: build(_read_yaml(path, text)))
+
+
+def _one_model(path: Path, data) -> dict:
+    entry = _validate(ModelEntry, data, path)
     if entry.id != path.stem:
         raise LedgerError(f"{path}: {entry.id}: field id: must equal the file name {path.stem!r}")
+    return {entry.id: entry}
+
+
+@cache
+def _model_file(path: Path) -> ModelEntry:
+    (entry,) = _shipped("models", path, lambda data: _one_model(path, data)).values()
     entry._origin = f"models/{path.name}"
     return entry
 
@@ -283,9 +305,13 @@ def models() -> dict[str, ModelEntry]:
 def gpus() -> dict[str, GpuEntry]:
     out = {}
     for path in _files("gpus"):
-        entry = _validate(GpuEntry, _read_yaml(path), path)
-        out[entry.id] = entry
+        out.update(_shipped("gpus", path, partial(_one_gpu, path)))
     return out
+
+
+def _one_gpu(path: Path, data) -> dict:
+    entry = _validate(GpuEntry, data, path)
+    return {entry.id: entry}
 
 
 @cache
@@ -296,7 +322,7 @@ def table(name: str) -> dict:
     out = {}
     for stem in [name, *_TABLE_EXTRAS.get(name, [])]:
         path = next(p for p in _files("scenario") if p.stem == stem)
-        out.update(table_rows(name, _read_yaml(path), path))
+        out.update(_shipped(name, path, partial(table_rows, name, path=path)))
     return out
 
 
@@ -447,4 +473,6 @@ def export_entry(entry: ModelEntry) -> str:
         f"# {entry.name}: catalog entry made by `ledgerbuild import-config`.\n"
         "# Add the published figures and their sources before committing it to models/.\n"
     )
+    import yaml
+
     return head + yaml.safe_dump(data, sort_keys=False, width=100, allow_unicode=True)

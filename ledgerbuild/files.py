@@ -138,6 +138,15 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def cache_dirs() -> list[Path]:
+    """Where generated files are kept, first choice first: $LEDGERBUILD_CACHE, the user's cache
+    folder, a per-user folder in the temporary directory."""
+    explicit = os.environ.get("LEDGERBUILD_CACHE")
+    home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    dirs = [Path(explicit)] if explicit else []
+    return [*dirs, Path(home) / "ledgerbuild", Path(tempfile.gettempdir()) / f"ledgerbuild-{os.getuid()}"]
+
+
 def write_output(path: Path, save: Callable[[str], object]) -> None:
     """atomic_save with the folder made and OS errors as one line."""
     path = Path(path)

@@ -16,9 +16,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import marshal
-import os
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
@@ -27,7 +25,7 @@ from types import ModuleType
 
 from . import catalog
 from .errors import LedgerError, close_matches
-from .files import write_output, write_text
+from .files import cache_dirs, write_output, write_text
 from .rules import (
     DRAFT_MODEL,
     SET_ALIASES,
@@ -63,13 +61,6 @@ def _digest() -> str:
     return h.hexdigest()[:20]
 
 
-def _cache_dirs() -> list[Path]:
-    explicit = os.environ.get("LEDGERBUILD_CACHE")
-    home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    dirs = [Path(explicit)] if explicit else []
-    return [*dirs, Path(home) / "ledgerbuild", Path(tempfile.gettempdir()) / f"ledgerbuild-{os.getuid()}"]
-
-
 def _prune(folder: Path, keep: Path, most: int = 8) -> None:
     """Keep the newest few generated ledgers (other versions may share the cache)."""
     old = sorted(folder.glob("numeric_*.py"), key=lambda p: p.stat().st_mtime, reverse=True)
@@ -84,7 +75,7 @@ def numeric_ledger() -> ModuleType:
     compiled code (marshal, as this Python writes it: loaded without compiling, whatever
     PYTHONDONTWRITEBYTECODE says) in the first writable cache folder; made, with sympy, once."""
     digest = _digest()
-    for folder in _cache_dirs():
+    for folder in cache_dirs():
         source, code = folder / f"numeric_{digest}.py", folder / f"numeric_{digest}.marshal"
         try:
             if not code.is_file():
