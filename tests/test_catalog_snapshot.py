@@ -79,17 +79,24 @@ def test_a_changed_file_is_validated_again(empty_snapshot, tmp_path):
 
 
 def test_the_next_run_reads_the_snapshot_without_yaml(tmp_path):
-    env = {**os.environ, "LEDGERBUILD_CACHE": str(tmp_path)}
+    (tmp_path / "tmp").mkdir()  # every cache folder of files.cache_dirs() in tmp_path: none has a snapshot
+    env = {
+        **os.environ,
+        "LEDGERBUILD_CACHE": str(tmp_path),
+        "XDG_CACHE_HOME": str(tmp_path / "home"),
+        "TMPDIR": str(tmp_path / "tmp"),
+    }
     probe = (
         "import sys, runpy; sys.argv = ['ledgerbuild', 'show', 'llama-3-8b', '--json']\n"
         "try:\n    runpy.run_module('ledgerbuild.cli', run_name='__main__')\n"
         "except SystemExit:\n    pass\n"
-        "sys.stderr.write('YAML' if 'yaml' in sys.modules else 'NO-YAML')\n"
+        "sys.stderr.write(f'\\nyaml imported: {\"yaml\" in sys.modules}')\n"
     )
     runs = [
         subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
         for _ in range(2)
     ]
-    assert runs[0].stderr.endswith("YAML") and runs[1].stderr.endswith("NO-YAML"), runs[1].stderr[-300:]
+    assert runs[0].stderr.endswith("yaml imported: True"), runs[0].stderr[-300:]
+    assert runs[1].stderr.endswith("yaml imported: False"), runs[1].stderr[-300:]
     assert runs[0].stdout == runs[1].stdout and '"params_total"' in runs[1].stdout
     assert len(list(Path(tmp_path).glob("catalog_*.marshal"))) == 1
