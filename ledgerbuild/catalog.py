@@ -3,7 +3,8 @@
 Scope: load the YAML files shipped in the package (models/, hardware/, scenarios/), or a
 user's model YAML / HF config.json / GPU YAML by path; resolve ids with close-match hints.
 Every validation error is one line naming the file, the entry and the field.
-Shortcut: catalogs are read once per process (lru_cache).
+Shortcuts: catalogs are read once per process (lru_cache); a shipped file validated once is
+rebuilt from its snapshot (catalog_snapshot.py) until its text or this file changes.
 """
 
 from __future__ import annotations
