@@ -123,16 +123,11 @@ class Evaluator:
         tags = self.ledger.tags_for({k: int(v) if v.is_Integer else v for k, v in inputs.items()})
         return keys, inputs, tags
 
-    def evaluate_entry(self, entry, fields: dict, exact_values: bool = True) -> Result:
-        """The model's exact values; without `exact_values`, only those set with --set (a
-        workbook's cells carry formulas, their cached values come from evaluate_floats)."""
+    def evaluate_entry(self, entry, fields: dict) -> Result:
         if self.draft_model is not None:
             return self._with_draft_model(entry, fields)
         keys, inputs, tags = self.inputs_for(entry, fields)
         qs = self.ledger.quantities_for(tags)
-        if not exact_values:
-            given = {q.name: _number(q.name, self.sets[q.name]) for q in qs if q.name in self.sets}
-            return Result(entry.id, entry.name, tags, keys, inputs, qs, given, set(given))
         env = {k: to_fraction(v) for k, v in inputs.items()}
         values, overridden = {}, set()
         for q in qs:

@@ -40,7 +40,6 @@ class Printed:
 
     def __init__(self, parts: tuple, function=None):
         self.template = _template(parts)
-        self.names = frozenset(self.template.names)
         self.function = function
 
     def __str__(self) -> str:

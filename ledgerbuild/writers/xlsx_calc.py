@@ -55,10 +55,6 @@ def _forms(ledger: Ledger, res: Result) -> dict[str, NameTemplate]:
     return forms
 
 
-def symbol_names(template: NameTemplate) -> frozenset[str]:
-    return template.names
-
-
 def steps(ledger: Ledger, res: Result, forms: dict, targets: list[str], bound: set[str]) -> list[str]:
     """The lookups and quantities `targets` need that depend on a bound name: lookups first,
     then in ledger order (inputs with formula defaults before the quantities); `forms` are
@@ -72,7 +68,7 @@ def steps(ledger: Ledger, res: Result, forms: dict, targets: list[str], bound: s
             depends[name] = (
                 name in bound
                 or (inp is not None and (inp.key in bound or inp.qualifier in bound))
-                or (name in forms and any(dep(s) for s in symbol_names(forms[name])))
+                or (name in forms and any(dep(s) for s in forms[name].names))
             )
         return depends[name]
 
@@ -82,7 +78,7 @@ def steps(ledger: Ledger, res: Result, forms: dict, targets: list[str], bound: s
         if name in needed or name in bound or not dep(name):
             return
         needed.add(name)
-        for s in symbol_names(forms[name]) if name in forms else ():
+        for s in forms[name].names if name in forms else ():
             close(s)
 
     for t in targets:

@@ -173,7 +173,7 @@ def write_inputs(wb, ledger: Ledger, result, overrides: set[str]) -> None:
 
 def _computed(default) -> bool:
     """A default computed from other inputs (a number such as 4/5 is typed, not computed)."""
-    return isinstance(default, Printed) and bool(default.names)
+    return isinstance(default, Printed) and bool(default.template.names)
 
 
 def add_dropdown(ws, table: str, cells: str) -> None:
