@@ -26,6 +26,7 @@ TOPICS = [
     "layer_steps",
     "training",
     "speculative",
+    "sampling",
 ]
 
 for _topic in TOPICS:

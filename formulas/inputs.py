@@ -481,6 +481,14 @@ def format_lookups(part: str, key: str) -> tuple[sp.Symbol, sp.Symbol, sp.Symbol
 
 
 weight_format = format_lookups("weight", "weight_dtype")
+weight_row_block_elements = lookup_input(
+    "weight_row_block_elements",
+    "elements",
+    "Elements along one row that share a weight_dtype scale (0: block_size, or the whole row when unscaled)",
+    key="weight_dtype",
+    column="row_block_elements",
+    source="dtype table (DeepSeek-V3 §3.3.2: 128 x 128 blocks; OCP MX v1.0: 32)",
+)
 embedding_format = format_lookups("embedding", "embedding_dtype")
 lm_head_format = format_lookups("lm_head", "lm_head_dtype")
 expert_format = format_lookups("expert", "expert_dtype")

@@ -31,6 +31,7 @@ from .inputs import (
     interconnect_bytes_per_s,
     interconnect_hop_latency_s,
     mfu,
+    moe_intermediate_size,
     n_routed_experts,
     num_experts_per_tok,
     num_hidden_layers,
@@ -77,18 +78,35 @@ def memory_time(bytes_per_gpu):
     return bytes_per_gpu / (bandwidth_efficiency * hbm_bandwidth_bytes_per_s)
 
 
+allreduce_bytes_per_token_layer = quantity(
+    "allreduce_bytes_per_token_layer",
+    2 * 2 * (gpu_count - 1) / gpu_count * hidden_size * activation_dtype_bytes,
+    "bytes",
+    "Bytes one GPU sends per token per layer in the tensor-parallel all-reduces: two ring "
+    "all-reduces (after attention, after the MLP), each 2 (n - 1) / n x d x activation bytes",
+    source=NCCL + "; Megatron-LM (Shoeybi et al. 2019, arXiv:1909.08053) §3: two all-reduces per layer",
+    topic=T,
+)
+
+
 def link_time(prefix, tokens, layers):
     """Two ring all-reduces per layer over the tensor-parallel group, the all-to-all of every
     MoE layer under expert parallelism (declared as `<prefix>_expert_exchange_s`), and the
     hand-offs between pipeline stages, for a step of `tokens` tokens (per replica) through
     `layers` layers."""
     message = tokens * hidden_size * activation_dtype_bytes
-    ring = (
-        2 * (gpu_count - 1) / gpu_count * message / (allreduce_efficiency * interconnect_bytes_per_s)
-        + 2 * (gpu_count - 1) * interconnect_hop_latency_s
-        + allreduce_latency_s
+    ring_latency = 2 * (gpu_count - 1) * interconnect_hop_latency_s + allreduce_latency_s
+    allreduces = Piecewise(
+        (0, gpu_count <= 1),
+        (
+            layers
+            * tokens
+            * allreduce_bytes_per_token_layer
+            / (allreduce_efficiency * interconnect_bytes_per_s)
+            + 2 * layers * ring_latency,
+            True,
+        ),
     )
-    allreduces = Piecewise((0, gpu_count <= 1), (2 * layers * ring, True))
     # expert parallelism: every MoE layer sends each token to its k experts and back; the
     # (EP - 1) / EP of it bound for other replicas' GPUs crosses the interconnect
     all_to_all = (expert_parallel - 1) / expert_parallel * tokens * all_to_all_bytes / (
@@ -114,6 +132,27 @@ def link_time(prefix, tokens, layers):
     return allreduces + expert_exchange + handoffs
 
 
+quantity(
+    "ep_all_to_all_over_tp_allreduce",
+    Piecewise((0, gpu_count <= 1), (all_to_all_bytes / allreduce_bytes_per_token_layer, True)),
+    "ratio",
+    "An MoE layer's dispatch + combine bytes per token under expert parallelism "
+    "(all_to_all_bytes_per_token_layer) over the bytes one GPU sends per token per layer in "
+    "the tensor-parallel all-reduces (0 without tensor parallelism)",
+    source=DEEPSEEK_V3 + " §3.3.2; " + NCCL,
+    topic="moe",
+    when="moe",
+)
+quantity(
+    "expert_columns_per_gpu",
+    moe_intermediate_size / gpu_count,
+    "columns",
+    "Width of one routed expert's up and gate projections on one GPU when every expert is "
+    "sliced across the tensor-parallel GPUs (no expert parallelism)",
+    source=SHAPES + " (MoE); Megatron-LM (arXiv:1909.08053) §3: column-parallel MLP input",
+    topic="moe",
+    when="moe",
+)
 moe_route_share = quantity(
     "moe_route_share",
     num_experts_per_tok / n_routed_experts,

@@ -12,7 +12,7 @@ partial blocks are not rounded up; the tensor-core rate and dequantisation follo
 weight_dtype for every part.
 """
 
-from sympy import And, Piecewise
+from sympy import And, Min, Piecewise, sqrt
 
 from ledgerbuild.ledger import quantity
 
@@ -23,15 +23,18 @@ from .inputs import (
     expert_format,
     fp4_flops_per_s,
     fp8_flops_per_s,
+    head_dim,
+    hidden_size,
     kv_format,
     lm_head_format,
     n_routed_experts,
     weight_dequant_overhead_bits,
     weight_format,
     weight_math_bits,
+    weight_row_block_elements,
 )
 from .params import num_moe_layers, params_embedding, params_expert, params_lm_head, params_total
-from .sources import MX, PREREQ
+from .sources import DEEPSEEK_V3, MX, PREREQ
 
 T = "numerics"
 BITS = "bits"
@@ -165,4 +168,31 @@ peak_flops_per_s = quantity(
     "else BF16 (weight-only formats: BF16)",
     source="GPU table; dtype table math_bits",
     topic=T,
+)
+
+# --- outliers and logit bounds ---------------------------------------------------------------
+row_block = Piecewise(
+    (weight_row_block_elements, weight_row_block_elements > 0),
+    (weight_format[2], weight_format[2] > 1),
+    (hidden_size, True),
+)
+quantity(
+    "outlier_row_share",
+    Min(row_block, hidden_size) / hidden_size,
+    "fraction",
+    "Share of a row of d elements whose scale one outlier sets: its block's width along the "
+    "row over d (1: one scale for the whole row or tensor)",
+    source=DEEPSEEK_V3 + " §3.3.2 (fine-grained quantization isolates outliers per 1 x 128 tile); " + MX,
+    topic=T,
+)
+quantity(
+    "qk_norm_logit_bound",
+    sqrt(head_dim),
+    "1",
+    "Largest attention logit q.k / sqrt(d_h) when q and k are RMS-normed at unit gains: "
+    "|q| = |k| = sqrt(d_h), so q.k <= d_h (sqrt(d_h) x g_q x g_k with gains)",
+    source="Henry et al. 2020, Query-Key Normalization for Transformers (arXiv:2010.04245); "
+    "Dehghani et al. 2023, ViT-22B (arXiv:2302.05442) §2 QK normalization; Cauchy-Schwarz",
+    topic=T,
+    when="qk_norm",
 )

@@ -9,9 +9,11 @@ from ledgerbuild.ledger import quantity
 
 from .flops import flops_per_token, flops_prefill
 from .inputs import (
+    bandwidth_efficiency,
     batch_size,
     bits_per_byte,
     hbm_bandwidth_bytes_per_s,
+    mfu,
     n_routed_experts,
     num_experts_per_tok,
 )
@@ -30,6 +32,15 @@ ridge_point = quantity(
     INTENSITY,
     "Arithmetic intensity above which a step is compute-bound",
     source=PREREQ + "; " + SHAPES,
+    topic=T,
+)
+ridge_effective = quantity(
+    "ridge_effective_flop_per_byte",
+    mfu * peak_flops_per_s / (bandwidth_efficiency * hbm_bandwidth_bytes_per_s),
+    INTENSITY,
+    "Ridge point at the time model's efficiencies: achieved FLOP/s (mfu x peak) over achieved "
+    "bandwidth (bandwidth_efficiency x bandwidth); equals the datasheet ridge under the roofline",
+    source=PREREQ + "; " + SHAPES + " (the ridge at the MFU a kernel reaches)",
     topic=T,
 )
 quantity(

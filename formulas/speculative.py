@@ -50,7 +50,7 @@ from .params import (
     params_router,
     params_shared_experts,
 )
-from .roofline import ridge_point
+from .roofline import ridge_effective, ridge_point
 from .sources import CHEN, DEEPSEEK_V3_MTP, LECTURE, LEVIATHAN
 
 T = "speculative"
@@ -88,6 +88,15 @@ decode_turning = quantity(
     "requests",
     "Batch at which a decode step's weight reads reach the "
     "ridge: 2 B FLOP per (bits/8) bytes per parameter = ridge",
+    source=LECTURE + " §6.2; seeds/002 (roofline)",
+    topic=T,
+)
+quantity(
+    "decode_turning_batch_effective",
+    ridge_effective * weight_bits_per_param / (2 * bits_per_byte),
+    "requests",
+    "Batch at which a decode step's weight reads reach the ridge at the time model's "
+    "efficiencies (ridge_effective_flop_per_byte in place of the datasheet ridge)",
     source=LECTURE + " §6.2; seeds/002 (roofline)",
     topic=T,
 )
@@ -194,6 +203,28 @@ for when, block, block_active in (
         when=when,
         integer=True,
     )
+quantity(
+    "mtp_targets_per_position",
+    1 + num_nextn_predict_layers,
+    "tokens",
+    "Tokens each training position predicts: the next token plus one more per MTP module "
+    "(module k predicts token i + k + 1)",
+    source=DEEPSEEK_V3_MTP,
+    topic=T,
+    when="mtp",
+    integer=True,
+)
+quantity(
+    "mtp_extra_tokens_per_row",
+    num_nextn_predict_layers,
+    "tokens",
+    "Tokens a training row needs beyond next-token training, so that the deepest MTP module "
+    "has a target at the row's last position (D more than a row of T + 1 tokens)",
+    source=DEEPSEEK_V3_MTP + " (eq. 24: the k-th module's loss over positions 2 + k .. T + 1)",
+    topic=T,
+    when="mtp",
+    integer=True,
+)
 mtp_cost = quantity(
     "spec_mtp_draft_cost",
     Piecewise((mtp_active / params_active, num_nextn_predict_layers > 0), (0, True)),

@@ -48,6 +48,8 @@ from .linear_attention import num_linear_attention_layers
 from .numerics import weight_bytes
 from .params import num_moe_layers, params_lm_head_matmul, params_matmul, params_total, qk_head_dim
 from .sources import KORTHIKANTI, LORA
+from .vision import L_v, d_v, n_hv, vision_inputs_per_request
+from .vision import vision_patches as n_p
 
 T = "training"
 B = "bytes"
@@ -92,6 +94,23 @@ activation_bytes_per_layer = quantity(
     "Activation bytes one layer keeps for the backward pass (16-bit activations)",
     source=KORTHIKANTI + " eq. (1) and 'full activation recomputation'",
     topic=T,
+)
+quantity(
+    "vision_training_activation_bytes",
+    micro_batch
+    * vision_inputs_per_request
+    * L_v
+    * Piecewise(
+        (2 * n_p * d_v, activation_recompute > 0),
+        (n_p * d_v * (34 + 5 * n_hv * n_p / d_v), True),
+    ),
+    B,
+    "Activation bytes the vision encoder keeps for the backward pass when it is trained: "
+    "the same per-layer count as the language model's, over its L_v blocks, n_p patches and "
+    "d_v width, for the micro-batch's images",
+    source=KORTHIKANTI + " eq. (1), applied to the ViT blocks (Dosovitskiy et al. 2021)",
+    topic=T,
+    when="vision",
 )
 activation_bytes = quantity(
     "activation_bytes",

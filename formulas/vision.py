@@ -45,6 +45,9 @@ V = "HF config.json vision_config (normalised per family: ledgerbuild/families_v
 # --- model fields: the vision tower (0 on text-only models) ------------------------------
 d_v = model_input("vision_hidden_size", "elements", "Width of the vision encoder d_v", source=V, default=0)
 L_v = model_input("vision_num_layers", "layers", "Vision encoder blocks L_v", source=V, default=0)
+n_hv = model_input(
+    "vision_num_attention_heads", "heads", "Attention heads of the vision encoder", source=V, default=0
+)
 d_ffv = model_input("vision_intermediate_size", "elements", "Width of the vision MLP", source=V, default=0)
 p = model_input("vision_patch_size", "pixels", "Patch side p", source=V, default=0, tex="p")
 t_p = model_input(

@@ -113,6 +113,9 @@ class DtypeEntry(_Strict):
     has_inf: int = Field(ge=0, le=1)
     has_nan: int = Field(ge=0, le=1)
     block_size: int = Field(ge=1, default=1)
+    # elements along one row that share a scale (a 128 x 128 weight block: 128); 0: the
+    # block is one row's run of block_size elements, or the whole row when block_size is 1
+    row_block_elements: int = Field(ge=0, default=0)
     scale_dtype: str | None = None
     zero_point_dtype: str | None = None
     scale_bits: int = Field(ge=0, default=0)  # filled from scale_dtype + zero_point_dtype
@@ -126,6 +129,8 @@ class DtypeEntry(_Strict):
             raise ValueError(f"sign_bits + exponent_bits + mantissa_bits must equal bits ({self.bits})")
         if self.block_size > 1 and self.scale_dtype is None:
             raise ValueError("a block_size above 1 needs a scale_dtype")
+        if self.row_block_elements > self.block_size:
+            raise ValueError(f"row_block_elements must not exceed block_size ({self.block_size})")
         return self
 
 

@@ -104,6 +104,7 @@ def _merge(v: dict, config: dict, pre: dict) -> dict:
     return {
         "vision_hidden_size": width,
         "vision_num_layers": count(v, "depth", lo=1),
+        "vision_num_attention_heads": count(v, "num_heads", lo=1),
         "vision_intermediate_size": int(width * number(v, "mlp_ratio", 4, lo=1)),
         "vision_temporal_patch_size": count(v, "temporal_patch_size", default=2, lo=1),
         "vision_merge_size": count(v, "spatial_merge_size", default=2, lo=1),
@@ -117,6 +118,9 @@ def _vit(v: dict) -> dict:
     return {
         "vision_hidden_size": count(v, "hidden_size", lo=1),
         "vision_num_layers": count(v, "num_hidden_layers", lo=1),
+        "vision_num_attention_heads": count(
+            v, "num_attention_heads" if "num_attention_heads" in v else "attention_heads", lo=1
+        ),
         "vision_intermediate_size": count(v, "intermediate_size", lo=1),
         "vision_image_size": count(v, "image_size", lo=1),
     }

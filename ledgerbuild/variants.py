@@ -23,6 +23,9 @@ VARIANTS: dict[str, Callable[[dict], bool]] = {
     # hybrid linear attention (Qwen3-Next) and W_q with an output gate
     "hybrid": lambda f: f.get("num_linear_attention_layers", 0) > 0,
     "attn_gate": lambda f: f.get("attn_output_gate", 0) == 1 and f.get("kv_lora_rank", 0) == 0,
+    # multi-token-prediction modules (DeepSeek-V3 §2.2) and q/k RMSNorm (Qwen3, Gemma 3)
+    "mtp": lambda f: f.get("num_nextn_predict_layers", 0) > 0,
+    "qk_norm": lambda f: f.get("qk_norm", 0) == 1,
     # multimodal: the connector (formulas/vision.py, formulas/audio.py)
     "text": lambda f: _connector(f) == 0,
     "multimodal": lambda f: _connector(f) > 0,
