@@ -1,0 +1,88 @@
+"""The shipped latency-at-concurrency measurement files (measurements/*_latency.yaml) are well formed.
+
+Structure only: each file parses as YAML, has `sources`, `fields` and `rows`; every row carries the
+format's fields, names a source the header defines and a unique id. Expected counts and cells come from
+the published sources the header cites (NVIDIA NIM's performance page, GPUStack's performance lab), not
+from code. No prediction is checked here (tests/test_serving_measured.py and the validate tests do that).
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ledgerbuild import catalog, measurements
+
+MEASUREMENTS = Path(__file__).resolve().parent.parent / "measurements"
+LATENCY_FILES = sorted(MEASUREMENTS.glob("*_latency.yaml"))
+# the latency format's row fields (shared with the InferenceX file's format)
+ROW_FIELDS = (
+    "id", "source", "record", "date", "model", "gpu", "gpu_count", "engine", "engine_version",
+    "precision", "tp", "pp", "ep", "dp_attention", "isl", "osl", "concurrency",
+)  # fmt: skip
+THROUGHPUT = ("throughput_output_tokens_per_s", "throughput_output_tokens_per_s_per_gpu")
+LATENCY = ("ttft_ms_median", "ttft_ms", "tpot_ms_median", "itl_ms_median", "itl_ms")
+DENSE = MEASUREMENTS / "nim_gpustack_dense_latency.yaml"
+L70 = "Llama-3.3-70b-instruct"
+
+
+def load(path: Path) -> dict:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def test_the_dense_latency_file_is_shipped():
+    assert DENSE in LATENCY_FILES
+
+
+@pytest.mark.parametrize("path", LATENCY_FILES, ids=lambda p: p.name)
+def test_latency_file_structure(path):
+    data = load(path)
+    assert set(data) >= {"sources", "fields", "rows"}, path.name
+    rows = data["rows"]
+    assert rows and all(isinstance(r, dict) for r in rows)
+    ids = [r.get("id") for r in rows]
+    assert len(set(ids)) == len(ids), "duplicate row ids"
+    for r in rows:
+        missing = [f for f in ROW_FIELDS if f not in r]
+        assert not missing, (r.get("id"), missing)
+        assert r["source"] in data["sources"], r["id"]
+        assert any(r.get(f) is not None for f in THROUGHPUT), r["id"]
+        assert any(r.get(f) is not None for f in LATENCY), r["id"]
+        assert isinstance(r["concurrency"], int) and r["concurrency"] >= 1, r["id"]
+        for f in (*THROUGHPUT, *LATENCY):
+            assert r.get(f) is None or r[f] > 0, (r["id"], f)
+    documented = set(re.findall(r"\w+", " ".join(f"{k} {v}" for k, v in data["fields"].items())))
+    undocumented = {k for r in rows for k in r} - documented - {"notes"}
+    assert not undocumented, undocumented
+
+
+def test_dense_rows_name_catalog_models_and_gpus():
+    aliases = measurements.aliases()
+    for r in load(DENSE)["rows"]:
+        assert aliases["models"].get(r["model"], r["model"]) in catalog.model_paths(), r["id"]
+        assert aliases["gpus"].get(r["gpu"], r["gpu"]) in catalog.gpus(), r["id"]
+        assert r["precision"] in catalog.table("dtypes"), r["id"]
+
+
+def test_dense_rows_as_published():
+    rows = {r["id"]: r for r in load(DENSE)["rows"]}
+    nim = [r for r in rows.values() if r["source"] == "S1"]
+    gps = [r for r in rows.values() if r["source"] == "S2"]
+    # NIM page: Llama 3.3 70B five ISL/OSL tables (8 + 7 + 8 + 8 + 8 lines), Llama 3.1 8B five tables of 8
+    assert len(nim) == 79 and len(gps) == 14
+    assert sum(r["model"] == L70 for r in nim) == 39
+    # NIM page: Llama-3.3-70b-instruct / 1.8.0 / 2 x H100 80G / fp8 TP2 / 5000 in, 500 out
+    table = {r["concurrency"]: r for r in nim if (r["model"], r["isl"], r["osl"]) == (L70, 5000, 500)}
+    first, last = table[1], table[250]
+    assert (first["ttft_ms"], first["itl_ms"]) == (406.77, 18.58)
+    assert first["throughput_output_tokens_per_s"] == 51.67
+    assert (first["gpu_count"], first["tp"], first["precision"]) == (2, 2, "fp8")
+    assert (last["ttft_ms"], last["itl_ms"]) == (88605.32, 93.2)
+    # GPUStack qwen3-8b/h100-latency.md, SGLang baseline block at max concurrency 4
+    baseline = "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B"
+    sgl = next(r for r in gps if r["engine_flags"] == baseline)
+    assert (sgl["ttft_ms_median"], sgl["tpot_ms_median"], sgl["itl_ms_median"]) == (27.25, 7.14, 7.04)
+    assert sgl["throughput_output_tokens_per_s"] == 525.59 and sgl["concurrency"] == 4
+    assert {r["engine"] for r in gps} == {"vllm", "sglang", "tensorrt-llm"}
+    assert all(r["total_input_tokens"] == 23260 and r["total_output_tokens"] == 22061 for r in gps)
