@@ -8,6 +8,7 @@ from importlib import import_module
 TOPICS = [
     "inputs",
     "vision",
+    "vq_tokenizer",
     "audio",
     "linear_attention",
     "params",

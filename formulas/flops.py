@@ -59,7 +59,7 @@ prefill_tokens = quantity(
     source=S43 + "; " + QWEN2_VL,
     topic=T,
     integer=True,
-    when="vision",
+    when="images",
 )
 quantity(
     "prefill_tokens",

@@ -48,6 +48,7 @@ from .linear_attention import (
 )
 from .sources import DEEPSEEK_V2, HF, LECTURE
 from .vision import embedding_extra_rows, num_cross_attention_layers, params_connector, params_vision
+from .vq_tokenizer import params_vq_tokenizer
 
 T = "parameters"
 S31 = LECTURE + " §3.1"
@@ -308,6 +309,16 @@ quantity(
     topic=T,
     integer=True,
     when="vision",
+)
+quantity(
+    "params_total",
+    params_language + params_vq_tokenizer,
+    P,
+    "Total parameters: language model and its vision tokenizer (VQ-VAE)",
+    source=S31 + "; " + HF + " (Emu3ForConditionalGeneration)",
+    topic=T,
+    integer=True,
+    when="vision_vq",
 )
 quantity(
     "params_total",

@@ -110,9 +110,10 @@ vision_output_size = model_input(
 model_input(
     "vision_connector_code",
     "code",
-    "Connector: 0 none (text-only), 1 MLP, 2 2x2 merge, 3 pool, 4 cross-attention, 5 audio",
+    "Connector: 0 none (text-only), 1 MLP, 2 2x2 merge, 3 pool, 4 cross-attention, 5 audio, "
+    "6 discrete tokens of a VQ-VAE (formulas/vq_tokenizer.py)",
     source=V,
-    hi=5,
+    hi=6,
     default=0,
 )
 num_cross_attention_layers = model_input(

@@ -70,6 +70,8 @@ FAMILIES: dict[str, Family] = {
         pattern="alternate",
     ),
     "mllama_text_model": Family("MllamaForCausalLM"),  # Llama 3.2 Vision's language part
+    # Emu3's language part (Emu3TextModel: Llama's layout, biases from attention_bias)
+    "emu3_text_model": Family("Emu3ForCausalLM", {"qkv_bias": "attention_bias", "o_bias": "attention_bias"}),
     "qwen3_next": Family(
         "Qwen3NextForCausalLM",
         {"qk_norm": 1, "attn_output_gate": 1, "shared_expert_gate": 1},

@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import LedgerError
-from .families import count, number
+from .families import count, flag, number
 
-MLP, MERGE, POOL, CROSS, AUDIO = 1, 2, 3, 4, 5
+MLP, MERGE, POOL, CROSS, AUDIO, VQ = 1, 2, 3, 4, 5, 6
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,7 @@ VLM_FAMILIES = {
     "gemma3": VisionFamily("Gemma3ForConditionalGeneration", POOL, "siglip_vision_model"),
     "mllama": VisionFamily("MllamaForConditionalGeneration", CROSS, "mllama_vision_model"),
     "qwen2_audio": VisionFamily("Qwen2AudioForConditionalGeneration", AUDIO, "qwen2_audio_encoder"),
+    "emu3": VisionFamily("Emu3ForConditionalGeneration", VQ, "emu3_vqgan"),
 }
 # Qwen2VLImageProcessor defaults (transformers image_processing_qwen2_vl.py)
 QWEN2_VL_PIXELS = {"min_pixels": 56 * 56, "max_pixels": 28 * 28 * 1280}
@@ -60,7 +61,8 @@ QWEN2_VL_PIXELS = {"min_pixels": 56 * 56, "max_pixels": 28 * 28 * 1280}
 
 def vlm_family(config: dict) -> VisionFamily | None:
     """The family of a config with a vision_config or audio_config, or None (a text model)."""
-    if not isinstance(config.get("vision_config", config.get("audio_config")), dict):
+    encoder = config.get("vision_config", config.get("audio_config", config.get("vq_config")))
+    if not isinstance(encoder, dict):
         return None
     kind = config.get("model_type")
     return VLM_FAMILIES.get(kind) if isinstance(kind, str) else None
@@ -73,6 +75,8 @@ def split_vlm(config: dict, preprocessor: dict | None = None) -> tuple[dict, dic
         return config, {}
     if family.connector == AUDIO:
         return _audio(config)
+    if family.connector == VQ:
+        return _vq(config, preprocessor or {})
     vision = config["vision_config"]
     if family.connector == MERGE:  # Qwen2-VL: the language fields sit beside vision_config
         text = config.get("text_config") or {k: v for k, v in config.items() if k != "vision_config"}
@@ -179,5 +183,49 @@ def _audio(config: dict) -> tuple[dict, dict]:
         "audio_mel_frames_per_second": 100,
         "audio_conv_kernel": 3,  # Qwen2AudioEncoder conv1, conv2: kernel_size=3
         "audio_pool": 2,  # Qwen2AudioEncoder.avg_pooler: AvgPool1d(2, stride=2)
+    }
+    return text, fields
+
+
+# Emu3ImageProcessor defaults (transformers image_processing_emu3.py)
+EMU3_PIXELS = {"min_pixels": 512 * 512, "max_pixels": 1024 * 1024}
+VQ_LEVELS = 4  # formulas/vq_tokenizer.py LEVELS
+
+
+def _vq(config: dict, pre: dict) -> tuple[dict, dict]:
+    """Emu3: a VQ-VAE (transformers Emu3VQVAE) turns images into codebook tokens; the
+    language model is Emu3TextModel. Downsampling 2^(levels - 1) per side (one stride-2
+    convolution between levels); log2 of the temporal factor temporal convolutions."""
+    vq, text = config["vq_config"], config.get("text_config")
+    if not isinstance(text, dict):
+        raise LedgerError("field text_config: expected a mapping")
+    mult = vq.get("channel_multiplier")
+    if not isinstance(mult, list) or not 1 <= len(mult) <= VQ_LEVELS:
+        raise LedgerError(f"field vq_config.channel_multiplier: expected a list of 1 to {VQ_LEVELS} integers")
+    levels = {f"vq_channel_multiplier_{i}": count({"m": m}, "m", lo=1) for i, m in enumerate(mult)}
+    attn = vq.get("attn_resolutions") or []
+    if not isinstance(attn, list) or not all(isinstance(a, int) and 0 <= a < len(mult) for a in attn):
+        raise LedgerError("field vq_config.attn_resolutions: expected level indices below the level count")
+    factor = count(vq, "temporal_downsample_factor", default=4, lo=1)
+    if factor & (factor - 1):
+        raise LedgerError("field vq_config.temporal_downsample_factor: expected a power of 2")
+    fields = {
+        "vision_connector_code": VQ,
+        "vision_patch_size": 2 ** (len(mult) - 1),
+        "vision_image_size": 0,
+        "vision_min_pixels": count(pre, "min_pixels", default=EMU3_PIXELS["min_pixels"], lo=1),
+        "vision_max_pixels": count(pre, "max_pixels", default=EMU3_PIXELS["max_pixels"], lo=1),
+        "vq_base_channels": count(vq, "base_channels", lo=1),
+        "vq_num_res_blocks": count(vq, "num_res_blocks", lo=1),
+        "vq_latent_channels": count(vq, "latent_channels", lo=1),
+        "vq_double_latent": flag(vq, "double_latent"),
+        "vq_embed_dim": count(vq, "embed_dim", lo=1),
+        "vq_codebook_size": count(vq, "codebook_size", lo=1),
+        "vq_in_channels": count(vq, "in_channels", default=3, lo=1),
+        "vq_out_channels": count(vq, "out_channels", default=3, lo=1),
+        "vq_attn_hidden_size": count(vq, "hidden_size", lo=1),
+        "vq_temporal_blocks": factor.bit_length() - 1,
+        **levels,
+        **{f"vq_attn_level_{i}": 1 for i in attn},
     }
     return text, fields

@@ -35,7 +35,11 @@ VARIANTS: dict[str, Callable[[dict], bool]] = {
     "vision_pool": lambda f: _connector(f) == 3,
     "vision_cross": lambda f: _connector(f) == 4,
     "audio": lambda f: _connector(f) == 5,
-    "vision_dynamic": lambda f: 0 < _connector(f) < 5 and f.get("vision_image_size", 0) == 0,
+    "vision_vq": lambda f: _connector(f) == 6,  # discrete image tokens (Emu3's VQ-VAE)
+    "images": lambda f: 0 < _connector(f) < 5 or _connector(f) == 6,  # images join the prompt
+    "vision_dynamic": lambda f: (
+        (0 < _connector(f) < 5 or _connector(f) == 6) and f.get("vision_image_size", 0) == 0
+    ),
     "vision_fixed": lambda f: 0 < _connector(f) < 5 and f.get("vision_image_size", 0) > 0,
 }
 

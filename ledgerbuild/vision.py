@@ -11,7 +11,7 @@ import re
 
 from . import catalog
 from .errors import LedgerError
-from .families_vision import AUDIO, vlm_family
+from .families_vision import AUDIO, VQ, vlm_family
 from .numeric import NumericEvaluator
 from .rules import gpu_count_text, time_model_text, to_plain
 
@@ -51,7 +51,7 @@ def parse_size(text: str) -> tuple[int, int]:
 def vision_models() -> list[str]:
     """Catalog models with a vision encoder."""
     families = {mid: vlm_family(entry.config) for mid, entry in catalog.models().items()}
-    return [mid for mid, family in families.items() if family and family.connector != AUDIO]
+    return [mid for mid, family in families.items() if family and family.connector not in (AUDIO, VQ)]
 
 
 def image_result(model_ref: str, sets: dict, size: str | None):
@@ -59,6 +59,11 @@ def image_result(model_ref: str, sets: dict, size: str | None):
         width, height = parse_size(size)
         sets = {**sets, "image_width": str(width), "image_height": str(height)}
     res = NumericEvaluator(sets).evaluate(model_ref)  # no sympy
+    if "vision_vq" in res.tags:
+        raise LedgerError(
+            f"model {res.model_id!r} has no vision encoder: a VQ-VAE turns its images into codes "
+            "(see `ledgerbuild show` image_tokens and params_vq_tokenizer)"
+        )
     if "vision" not in res.tags:
         known = ", ".join(vision_models())
         raise LedgerError(f"model {res.model_id!r} has no vision encoder; vision-language models: {known}")

@@ -27,10 +27,13 @@ TINY_DIMS = dict(
 # a tiny Llama the FLOP, numerics and LoRA referees run on CPU
 TINY_LLAMA = dict(model_type="llama", architectures=["LlamaForCausalLM"], num_hidden_layers=2, **TINY_DIMS)
 _DROP = {"architectures", "model_type"}
+# Emu3Model builds an Emu3ImageVocabularyMapping from the tokenizer's vocabulary (token ids
+# only, no parameters); a one-entry stand-in lets it construct
+_EXTRA = {"emu3": {"vocabulary_map": {"<|extra_200|>": 0}}}
 
 
 def hf_config(config: dict):
-    cfg = {k: v for k, v in config.items() if k not in _DROP}
+    cfg = {k: v for k, v in config.items() if k not in _DROP} | _EXTRA.get(config["model_type"], {})
     model_type = _MODEL_TYPE.get(config["model_type"], config["model_type"])
     if cfg.get("q_lora_rank") is None:
         cfg.pop("q_lora_rank", None)

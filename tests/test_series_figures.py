@@ -172,3 +172,38 @@ def test_expert_columns_per_gpu_against_a_transformers_expert_sliced_by_tp():
     for tp in (2, 4, 8):
         shard = torch.chunk(torch.empty(width, device="meta"), tp)[0].shape[0]
         assert value("qwen3-30b-a3b", "expert_columns_per_gpu", gpu_count=tp) == shard
+
+
+def test_emu3_image_codes_8x_downsampled():
+    """Emu3 (arXiv:2409.18869) §2.1: the vision tokenizer compresses 8x per side, a 512 x 512
+    image into 64 x 64 codes; the prompt adds one end-of-line token per row (64)."""
+    sets = {"images_per_request": 1, "image_height": 512, "image_width": 512}
+    assert value("emu3", "image_tokens", **sets) == 64 * 64 + 64
+    assert value("emu3", "prefill_tokens", **sets) == value("emu3", "prompt_tokens") + 64 * 65
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("size", [(512, 512), (720, 1280), (300, 200), (2000, 1500)])
+def test_emu3_image_tokens_equal_transformers_processor(size):
+    """transformers' Emu3Processor counts an image's placeholder tokens after its image
+    processor's smart_resize (factor 8, 512^2..1024^2 pixels)."""
+    from transformers import Emu3ImageProcessor, Emu3Processor
+
+    processor = Emu3Processor.__new__(Emu3Processor)  # the count needs no tokenizer
+    processor.image_processor, processor.downsample_ratio = Emu3ImageProcessor(), 8
+    expected = processor._get_num_multimodal_tokens(image_sizes=[size]).num_image_tokens[0]
+    sets = {"images_per_request": 1, "image_height": size[0], "image_width": size[1]}
+    assert value("emu3", "image_tokens", **sets) == expected
+
+
+@pytest.mark.oracle
+def test_emu3_vq_parts_equal_transformers():
+    """The VQ-VAE's encoder, decoder and whole tokenizer against transformers' Emu3VQVAE."""
+    from hf_oracle import causal_lm
+    from ledgerbuild import catalog
+
+    vq = causal_lm(catalog.models()["emu3"].config, "meta").model.vqmodel
+    r = evaluate("emu3")
+    assert r.value("params_vq_encoder") == sum(p.numel() for p in vq.encoder.parameters())
+    assert r.value("params_vq_decoder") == sum(p.numel() for p in vq.decoder.parameters())
+    assert r.value("params_vq_tokenizer") == sum(p.numel() for p in vq.parameters())
