@@ -14,9 +14,10 @@ from collections.abc import Callable
 from functools import cache, partial
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator, with_config
+from typing_extensions import NotRequired, TypedDict
 
 from . import catalog_snapshot
 from .errors import LedgerError, close_matches
@@ -56,8 +57,27 @@ class ModelEntry(_Strict):
         return f"{self._origin}: {self.id}" if self._origin else f"model {self.id}"
 
 
+NO_PUBLIC_PRICE = "no public price"  # the GPU table's flag for a GPU without a dated public price
+PRICE_COLUMNS = ("price_provider", "price_rate_type", "price_date", "price_url", "other_prices")
+
+
+@with_config(ConfigDict(extra="forbid", strict=True, allow_inf_nan=False))
+class GpuPrice(TypedDict):
+    """One public price of a GPU-hour: who sells it, how, the day the page was read, where.
+    (A TypedDict, not a model: the catalog snapshot rebuilds it equal as plain data.)"""
+
+    provider: Annotated[str, Field(min_length=1, max_length=100)]
+    rate_type: Literal["on-demand", "serverless", "reserved", "spot"]
+    usd_per_gpu_hour: Annotated[float, Field(gt=0, le=1e6)]
+    date: Annotated[str, Field(pattern=r"^20[0-9]{2}-[01][0-9]-[0-3][0-9]$")]
+    url: Annotated[str, Field(pattern=r"^https?://[^ ]+$", max_length=500)]
+    note: NotRequired[Annotated[str, Field(max_length=1000)]]
+
+
 class GpuEntry(_Strict):
-    """A GPU; upper bounds are sanity limits a thousand times beyond today's parts."""
+    """A GPU; upper bounds are sanity limits a thousand times beyond today's parts. `prices`
+    lists its public prices, the first being the list price the formulas read (filled into
+    `price_usd_per_gpu_hour`; 0 and the flag "no public price" when there is none)."""
 
     id: str = Field(pattern=ID)
     name: str = Field(max_length=200)
@@ -72,9 +92,21 @@ class GpuEntry(_Strict):
     fp4_dense_tflops: float = Field(ge=0, le=1e7)
     int8_dense_tops: float = Field(ge=0, default=0, le=1e7)
     tdp_w: float = Field(gt=0, le=1e6)
-    price_usd_per_gpu_hour: float = Field(ge=0, default=0, le=1e6)  # on-demand list; 0 = none
+    price_usd_per_gpu_hour: float = Field(ge=0, default=0, le=1e6)  # = prices[0]; 0 = none
+    prices: list[GpuPrice] = Field(default_factory=list, max_length=20)
     notes: str = ""
     sources: dict[str, str]
+
+    @model_validator(mode="before")
+    @classmethod
+    def list_price_from_prices(cls, data):
+        """price_usd_per_gpu_hour is the first price's figure (a file may state it: it must agree)."""
+        prices = data.get("prices") if isinstance(data, dict) else None
+        if not isinstance(prices, list) or "price_usd_per_gpu_hour" in data:
+            return data
+        first = prices[0].get("usd_per_gpu_hour") if prices and isinstance(prices[0], dict) else 0
+        number = isinstance(first, (int, float)) and not isinstance(first, bool) and first > 0
+        return {**data, "price_usd_per_gpu_hour": first if number else 0}  # else prices says why
 
     @model_validator(mode="after")
     def every_figure_has_a_source(self):
@@ -88,12 +120,47 @@ class GpuEntry(_Strict):
             "fp8_dense_tflops",
             "fp4_dense_tflops",
             "tdp_w",
-            "price_usd_per_gpu_hour",
         }
         missing = sorted(figures - set(self.sources))
         if missing:
             raise ValueError(f"sources has no entry for {', '.join(missing)}")
+        listed = self.prices[0]["usd_per_gpu_hour"] if self.prices else 0
+        if self.price_usd_per_gpu_hour != listed:
+            raise ValueError(
+                f"price_usd_per_gpu_hour {self.price_usd_per_gpu_hour:g} is not the first entry of prices "
+                f"({listed:g}): give each price in prices, with provider, rate_type, date and url"
+            )
         return self
+
+    def _price(self, key: str) -> str:
+        return str(self.prices[0].get(key, "")) if self.prices else ""
+
+    @property
+    def price_provider(self) -> str:
+        return self._price("provider") or NO_PUBLIC_PRICE
+
+    @property
+    def price_rate_type(self) -> str:
+        return self._price("rate_type")
+
+    @property
+    def price_date(self) -> str:
+        return self._price("date")
+
+    @property
+    def price_url(self) -> str:
+        return self._price("url")
+
+    @property
+    def other_prices(self) -> str:
+        """The prices after the list price, one per provider (blank when there is one)."""
+        rows = (
+            (p["provider"], p["rate_type"], p["usd_per_gpu_hour"], p["date"], p["url"])
+            for p in self.prices[1:]
+        )
+        return "; ".join(
+            f"{who} {how} {usd:g} USD/GPU-hour ({day}, {url})" for who, how, usd, day, url in rows
+        )
 
 
 class DtypeEntry(_Strict):

@@ -56,8 +56,14 @@ def _derived_formula(cols: list[str], refs: tuple[str, ...], row: int) -> str:
 
 
 def table_columns(table: str) -> list[str]:
+    """The table's fields; the GPU table's list of prices becomes the list price's provider,
+    rate type, date and URL ("no public price" where none) and the other providers' prices."""
     cls = catalog.TABLES[table]
-    return [f for f in cls.model_fields if f not in ("sources",)]
+    cols = [f for f in cls.model_fields if f not in ("sources",)]
+    if table == "gpus":
+        at = cols.index("prices")
+        cols[at : at + 1] = catalog.PRICE_COLUMNS
+    return cols
 
 
 def write_table(wb, table: str, rows: list) -> None:
