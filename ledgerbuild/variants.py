@@ -23,6 +23,8 @@ VARIANTS: dict[str, Callable[[dict], bool]] = {
     # hybrid linear attention (Qwen3-Next) and W_q with an output gate
     "hybrid": lambda f: f.get("num_linear_attention_layers", 0) > 0,
     "attn_gate": lambda f: f.get("attn_output_gate", 0) == 1 and f.get("kv_lora_rank", 0) == 0,
+    # q/k norms over all heads' width (MiniMax-M2) rather than one head's
+    "qk_norm_all_heads": lambda f: f.get("qk_norm_all_heads", 0) == 1 and f.get("kv_lora_rank", 0) == 0,
     # multimodal: the connector (formulas/vision.py, formulas/audio.py)
     "text": lambda f: _connector(f) == 0,
     "multimodal": lambda f: _connector(f) > 0,
