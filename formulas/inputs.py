@@ -191,7 +191,7 @@ rope_theta = model_input(
 rope_dim = model_input(
     "rope_dim",
     "elements",
-    "Rotary width d_r (head_dim; MLA: qk_rope_head_dim)",
+    "Rotary width d_r (head_dim, or its partial-RoPE share; MLA: qk_rope_head_dim)",
     lo=2,
     source=ROPE,
     tex=r"d_r",
