@@ -26,8 +26,8 @@ class Family:
     moe_every: str | None = None
     dense_width: str | None = None
     linear: bool = False  # hybrid linear attention (Qwen3-Next's Gated DeltaNet layers)
-    # partial RoPE: (config key, default) of a rotary fraction (partial_rotary_factor) or width
-    # (rotary_dim); empty: the whole head rotates
+    # partial RoPE: (config key of a rotary width or None, default partial_rotary_factor);
+    # empty: the whole head rotates
     rotary: tuple = ()
 
 
@@ -100,7 +100,7 @@ FAMILIES: dict[str, Family] = {
         "Glm4MoeForCausalLM",
         {"qkv_bias": "attention_bias", "qk_norm": "use_qk_norm"},
         moe=_DEEPSEEK_MOE,
-        rotary=("partial_rotary_factor", 0.5),
+        rotary=(None, 0.5),
     ),
     # MiniMax-M2/M2.1/M2.5: GQA, q/k RMSNorm over all heads' width (MiniMaxM2Attention builds
     # them whatever use_qk_norm says), every layer MoE without shared experts, rotary_dim of
@@ -110,7 +110,7 @@ FAMILIES: dict[str, Family] = {
         "MiniMaxM2ForCausalLM",
         {"qk_norm": 1, "qk_norm_all_heads": 1},
         moe=_MIXTRAL_MOE,
-        rotary=("rotary_dim", None),
+        rotary=("rotary_dim", 1.0),
     ),
 }
 _ALIASES = {"kimi_k2": "deepseek_v3", "llama4": "llama4_text", "gemma3": "gemma3_text"}
@@ -271,14 +271,17 @@ def _layer_counts(config: dict, family: Family, n_layers: int) -> dict:
 
 
 def _rotary_width(config: dict, family: Family, head_dim: int) -> int:
-    """Rotary width of a GQA head: head_dim, or the family's partial-RoPE share of it (as
-    transformers' rotary embedding reads it: int(head_dim * partial_rotary_factor))."""
+    """Rotary width of a GQA head: head_dim, or the family's partial-RoPE share of it as
+    transformers' rotary embedding reads it: the family's width key (MiniMax-M2's rotary_dim)
+    if given, else int(head_dim * partial_rotary_factor) (top level or in rope_parameters)."""
     if not family.rotary:
         return head_dim
-    key, default = family.rotary
-    nested = config.get("rope_parameters") if isinstance(config.get("rope_parameters"), dict) else {}
-    if key == "rotary_dim":
-        width = count(config, key, default=head_dim, lo=2)
+    width_key, default = family.rotary
+    nested = config.get("rope_parameters")
+    nested = nested if isinstance(nested, dict) else {}
+    key = "partial_rotary_factor"
+    if width_key and config.get(width_key) is not None:
+        key, width = width_key, count(config, width_key, lo=2)
     else:
         share = number(config, key, default=number(nested, key, default, lo=1e-9), lo=1e-9)
         width = int(head_dim * share)

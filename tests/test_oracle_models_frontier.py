@@ -96,3 +96,35 @@ def test_rotary_width_equals_transformers_rotary_embedding(model_id):
     hf = hf_config_of(config)
     rotary = modeling(hf, NEW[model_id][2])(hf)
     assert evaluate(model_id).inputs["rope_dim"] == 2 * rotary.inv_freq.numel()
+
+
+ROTARY_VARIANTS = [  # how else these families state the rotary width, against transformers
+    ("glm-4.7", {"partial_rotary_factor": None}),  # absent: Glm4MoeConfig's default 0.5
+    ("glm-4.7", {"partial_rotary_factor": 0.25}),
+    ("minimax-m2.5", {"rotary_dim": 32}),
+    # MiniMax-M2.7's layout: no rotary_dim, the share in rope_parameters
+    (
+        "minimax-m2.5",
+        {
+            "rotary_dim": None,
+            "rope_theta": None,
+            "rope_parameters": {"rope_type": "default", "rope_theta": 5000000, "partial_rotary_factor": 0.5},
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize("case", ROTARY_VARIANTS, ids=lambda c: f"{c[0]}-{sorted(c[1])[0]}")
+def test_rotary_width_variants_equal_transformers(case, tmp_path):
+    model_id, changes = case
+    _, config = published(model_id)
+    for key, value in changes.items():
+        if value is None:
+            config.pop(key, None)
+        else:
+            config[key] = value
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    hf = hf_config_of(config)
+    rotary = modeling(hf, NEW[model_id][2])(hf)
+    assert evaluate(str(path)).inputs["rope_dim"] == 2 * rotary.inv_freq.numel()
