@@ -114,6 +114,14 @@ o_bias = model_input("o_bias", "0/1", "1 if the output projection carries a bias
 qk_norm = model_input(
     "qk_norm", "0/1", "1 if q and k get an RMSNorm of width d_h", source=HF, hi=1, default=0
 )
+qk_norm_all_heads = model_input(
+    "qk_norm_all_heads",
+    "0/1",
+    "1 if the q/k norms span all heads (widths n_h d_h and n_kv d_h; MiniMax-M2), not one head",
+    source=HF + " (MiniMaxM2Attention)",
+    hi=1,
+    default=0,
+)
 attention_sinks = model_input(
     "attention_sinks", "0/1", "1 if each head has a learned sink", source=HF, hi=1, default=0
 )
@@ -183,7 +191,7 @@ rope_theta = model_input(
 rope_dim = model_input(
     "rope_dim",
     "elements",
-    "Rotary width d_r (head_dim; MLA: qk_rope_head_dim)",
+    "Rotary width d_r (head_dim, or its partial-RoPE share; MLA: qk_rope_head_dim)",
     lo=2,
     source=ROPE,
     tex=r"d_r",

@@ -133,6 +133,15 @@ quantity(
 params_o_proj = quantity(
     "params_o_proj", nh * attn_v_head_dim * d + o_bias * d, P, "W_o (+ bias) per layer", source=S31, topic=T
 )
+quantity(
+    "params_attn_extras",
+    qk_norm * (nh + nkv) * head_dim + attention_sinks * nh,
+    P,
+    "q/k norm vectors over all heads (widths n_h d_h and n_kv d_h) and attention sinks per layer",
+    source=HF + " (MiniMaxM2Attention q_norm, k_norm)",
+    topic=T,
+    when="qk_norm_all_heads",
+)
 params_attn_extras = quantity(
     "params_attn_extras",
     qk_norm * 2 * head_dim + attention_sinks * nh,
@@ -364,6 +373,24 @@ quantity(
     P,
     "Active parameters without the input embedding (DeepSeek's convention)",
     source=LECTURE + " §3.3; DeepSeek-V3 README_WEIGHTS (36.6B)",
+    topic=T,
+    integer=True,
+)
+params_non_embedding = quantity(
+    "params_non_embedding",
+    params_total - params_embedding - params_lm_head,
+    P,
+    "Parameters without the input embedding and the lm_head (Qwen model cards' non-embedding figure)",
+    source=S31 + "; Qwen3 model cards (Qwen3-8B 6.95B, Qwen3-32B 31.2B non-embedding)",
+    topic=T,
+    integer=True,
+)
+quantity(
+    "params_active_non_embedding",
+    params_active - params_embedding - params_lm_head,
+    P,
+    "Active parameters without the input embedding and the lm_head (GLM-4.5 report's 32B activated)",
+    source=LECTURE + " §3.3; GLM-4.5 report arXiv:2508.06471 Table 1",
     topic=T,
     integer=True,
 )

@@ -47,6 +47,7 @@ from .params import (
     params_attn_layer,
     params_dense_mlp_layer,
     params_expert,
+    params_non_embedding,
     params_router,
     params_shared_experts,
 )
@@ -223,6 +224,16 @@ quantity(
     source=DEEPSEEK_V3_MTP + " (eq. 24: the k-th module's loss over positions 2 + k .. T + 1)",
     topic=T,
     when="mtp",
+    integer=True,
+)
+quantity(
+    "params_non_embedding_with_mtp",
+    params_non_embedding + mtp,
+    "params",
+    "Parameters without the input embedding and the lm_head, with the MTP modules "
+    "(the convention that reproduces GLM-4.5/4.7's 355B)",
+    source=DEEPSEEK_V3_MTP + "; GLM-4.5 report arXiv:2508.06471 Table 1 (355B, 1 MTP layer)",
+    topic=T,
     integer=True,
 )
 mtp_cost = quantity(

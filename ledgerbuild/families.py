@@ -26,6 +26,9 @@ class Family:
     moe_every: str | None = None
     dense_width: str | None = None
     linear: bool = False  # hybrid linear attention (Qwen3-Next's Gated DeltaNet layers)
+    # partial RoPE: (config key of a rotary width or None, default partial_rotary_factor);
+    # empty: the whole head rotates
+    rotary: tuple = ()
 
 
 _MIXTRAL_MOE = {
@@ -91,6 +94,25 @@ FAMILIES: dict[str, Family] = {
         pattern="llama4",
         moe_every="interleave_moe_layer_step",
         dense_width="intermediate_size_mlp",
+    ),
+    # GLM-4.5/4.6/4.7: GQA with q/k/v biases and per-head q/k norms, DeepSeek-style MoE after
+    # first_k_dense_replace dense layers (sigmoid routing; e_score_correction_bias is a buffer,
+    # not a parameter), half the head rotating (Glm4MoeConfig defaults partial_rotary_factor 0.5)
+    "glm4_moe": Family(
+        "Glm4MoeForCausalLM",
+        {"qkv_bias": "attention_bias", "qk_norm": "use_qk_norm"},
+        moe=_DEEPSEEK_MOE,
+        rotary=(None, 0.5),
+    ),
+    # MiniMax-M2/M2.1/M2.5: GQA, q/k RMSNorm over all heads' width (MiniMaxM2Attention builds
+    # them whatever use_qk_norm says), every layer MoE without shared experts, rotary_dim of
+    # head_dim rotating; the checkpoint's MTP modules (num_mtp_modules) are not built by
+    # transformers and not counted here
+    "minimax_m2": Family(
+        "MiniMaxM2ForCausalLM",
+        {"qk_norm": 1, "qk_norm_all_heads": 1},
+        moe=_MIXTRAL_MOE,
+        rotary=("rotary_dim", 1.0),
     ),
 }
 _ALIASES = {"kimi_k2": "deepseek_v3", "llama4": "llama4_text", "gemma3": "gemma3_text"}
@@ -250,6 +272,26 @@ def _layer_counts(config: dict, family: Family, n_layers: int) -> dict:
     return {"sliding": 0, "chunked": 0}
 
 
+def _rotary_width(config: dict, family: Family, head_dim: int) -> int:
+    """Rotary width of a GQA head: head_dim, or the family's partial-RoPE share of it as
+    transformers' rotary embedding reads it: the family's width key (MiniMax-M2's rotary_dim)
+    if given, else int(head_dim * partial_rotary_factor) (top level or in rope_parameters)."""
+    if not family.rotary:
+        return head_dim
+    width_key, default = family.rotary
+    nested = config.get("rope_parameters")
+    nested = nested if isinstance(nested, dict) else {}
+    key = "partial_rotary_factor"
+    if width_key and config.get(width_key) is not None:
+        key, width = width_key, count(config, width_key, lo=2)
+    else:
+        share = number(config, key, default=number(nested, key, default, lo=1e-9), lo=1e-9)
+        width = int(head_dim * share)
+    if not 2 <= width <= head_dim:
+        raise LedgerError(f"field {key}: rotary width {width} must be in 2..head_dim ({head_dim})")
+    return width
+
+
 LINEAR = ["linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim"]
 
 
@@ -308,7 +350,7 @@ def _text_fields(config: dict, layer_counts: dict | None) -> dict:
         fields["intermediate_size"] = count(c, family.dense_width or "", lo=1)
     fields.update(rope_fields(c, family.mla))
     if not family.mla:
-        fields["rope_dim"] = fields["head_dim"]
+        fields["rope_dim"] = _rotary_width(c, family, fields["head_dim"])
     counts = layer_counts or _layer_counts(c, family, n_layers)
     fields["num_sliding_layers"] = counts.get("sliding", 0)
     fields["sliding_window"] = count(c, "sliding_window", default=0) if fields["num_sliding_layers"] else 0

@@ -26,6 +26,8 @@ VARIANTS: dict[str, Callable[[dict], bool]] = {
     # multi-token-prediction modules (DeepSeek-V3 §2.2) and q/k RMSNorm (Qwen3, Gemma 3)
     "mtp": lambda f: f.get("num_nextn_predict_layers", 0) > 0,
     "qk_norm": lambda f: f.get("qk_norm", 0) == 1,
+    # q/k norms over all heads' width (MiniMax-M2) rather than one head's
+    "qk_norm_all_heads": lambda f: f.get("qk_norm_all_heads", 0) == 1 and f.get("kv_lora_rank", 0) == 0,
     # multimodal: the connector (formulas/vision.py, formulas/audio.py)
     "text": lambda f: _connector(f) == 0,
     "multimodal": lambda f: _connector(f) > 0,

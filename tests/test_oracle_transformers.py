@@ -3,8 +3,8 @@
 - params_total equals, to the integer, the transformers *ForCausalLM built from each catalog
   entry on the meta device (every catalog model).
 - FLOPs equal torch.utils.flop_counter.FlopCounterMode on tiny random-weight models of the
-  Llama, Qwen2, Mixtral and DeepSeek-V3 shapes: decode matmuls (aten.mm) and attention
-  (aten.bmm, eager) exactly; prefill matmuls exactly (eager attention computes the full
+  Llama, Qwen2, Mixtral, DeepSeek-V3, GLM-4.x and MiniMax-M2 shapes: decode matmuls (aten.mm)
+  and attention (aten.bmm, eager) exactly; prefill matmuls exactly (eager attention computes the full
   L x L square under a mask, the ledger counts the causal triangle, so prefill attention is
   not compared).
 - KV bytes equal the cache tensors transformers allocates.
@@ -71,6 +71,34 @@ TINY = {
         v_head_dim=8,
         n_group=1,
         topk_group=1,
+    ),
+    # issue 29 families: GLM-4.x (q/k/v biases, per-head q/k norm, dense-first MoE, half RoPE)
+    # and MiniMax-M2 (q/k norm over all heads, partial rotary_dim, MoE without shared experts)
+    "glm4_moe": dict(
+        model_type="glm4_moe",
+        architectures=["Glm4MoeForCausalLM"],
+        num_hidden_layers=3,
+        n_routed_experts=4,
+        num_experts_per_tok=2,
+        n_shared_experts=1,
+        moe_intermediate_size=32,
+        first_k_dense_replace=1,
+        n_group=1,
+        topk_group=1,
+        attention_bias=True,
+        use_qk_norm=True,
+        partial_rotary_factor=0.5,
+        **TINY_DIMS,
+    ),
+    "minimax_m2": dict(
+        model_type="minimax_m2",
+        architectures=["MiniMaxM2ForCausalLM"],
+        num_hidden_layers=2,
+        num_local_experts=4,
+        num_experts_per_tok=2,
+        rotary_dim=8,
+        use_qk_norm=True,
+        **TINY_DIMS,
     ),
 }
 PROMPT = 10
