@@ -15,6 +15,7 @@ TOPICS = [
     "flops",
     "kv_cache",
     "moe",
+    "kv_pool",
     "memory",
     "latency",
     "serving",

@@ -73,6 +73,7 @@ class GpuEntry(_Strict):
     int8_dense_tops: float = Field(ge=0, default=0, le=1e7)
     tdp_w: float = Field(gt=0, le=1e6)
     price_usd_per_gpu_hour: float = Field(ge=0, default=0, le=1e6)  # on-demand list; 0 = none
+    cuda_memory_gib: float = Field(ge=0, default=0, le=1e6)  # cudaMemGetInfo total; 0 = memory_mib
     notes: str = ""
     sources: dict[str, str]
 
@@ -90,6 +91,8 @@ class GpuEntry(_Strict):
             "tdp_w",
             "price_usd_per_gpu_hour",
         }
+        if self.cuda_memory_gib:
+            figures.add("cuda_memory_gib")
         missing = sorted(figures - set(self.sources))
         if missing:
             raise ValueError(f"sources has no entry for {', '.join(missing)}")
@@ -161,6 +164,14 @@ class EngineEntry(_Strict):
     sliding_window_kv: int = Field(ge=0, le=1)
     description: str
     source: str
+    # the KV-pool rule (formulas/kv_pool.py); defaults: vLLM's shape with nothing reserved
+    version: str = ""
+    reserve_before_fraction: int = Field(ge=0, le=1, default=0)
+    runtime_reserve_multi_gpu_gib: float = Field(ge=0, default=0)  # 0: runtime_reserve_gib
+    activation_fixed_gib: float = Field(ge=0, default=0)
+    activation_logit_copies: float = Field(ge=0, default=0)
+    kv_block_tokens: int = Field(ge=1, default=1)
+    kv_pool_source: str = ""
 
 
 class RopeMethodEntry(_Strict):
