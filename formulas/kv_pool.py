@@ -71,7 +71,8 @@ engine_memory_bytes = quantity(
 )
 engine_activation_bytes = quantity(
     "engine_activation_bytes",
-    engine_activation_fixed_bytes + engine_activation_logit_copies * max_batch * vocab_size * logits_dtype_bytes,
+    engine_activation_fixed_bytes
+    + engine_activation_logit_copies * max_batch * vocab_size * logits_dtype_bytes,
     B,
     "Activation peak of the engine's profiling run: a fixed part plus the sampler's logits "
     "(max_batch requests x vocabulary, float32)",
@@ -91,7 +92,11 @@ def engine_reserve(gpus):
 def kv_budget(weights_per_gpu, gpus):
     """KV pool bytes on one of `gpus` tensor-parallel GPUs holding `weights_per_gpu`, by the
     engine's rule (0 if nothing is left)."""
-    memory, used, reserve = engine_memory_bytes, weights_per_gpu + engine_activation_bytes, engine_reserve(gpus)
+    memory, used, reserve = (
+        engine_memory_bytes,
+        weights_per_gpu + engine_activation_bytes,
+        engine_reserve(gpus),
+    )
     return Max(
         0,
         Piecewise(

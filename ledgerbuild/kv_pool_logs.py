@@ -138,5 +138,9 @@ def summary(errors: list[PoolError]) -> dict[str, float]:
     magnitudes = sorted(abs(e.error) for e in errors if not e.log.outside_rule)
     if not magnitudes:
         raise LedgerError("no log the engine rules cover (every row has outside_rule)")
-    p90 = statistics.quantiles(magnitudes, n=10, method="inclusive")[-1] if len(magnitudes) > 1 else magnitudes[0]
+    p90 = (
+        magnitudes[0]
+        if len(magnitudes) == 1
+        else statistics.quantiles(magnitudes, n=10, method="inclusive")[-1]
+    )
     return {"rows": len(magnitudes), "median": statistics.median(magnitudes), "p90": p90}

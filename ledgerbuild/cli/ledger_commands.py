@@ -248,17 +248,25 @@ def _validate_pool_logs(path: Path, json_: bool) -> None:
     s = kv_pool_logs.summary(errors)
     if json_:
         table = [
-            {"id": e.log.id, "model": e.log.model, "logged": e.log.logged_tokens, "predicted": e.predicted_tokens,
-             "error": e.error, "outside_rule": e.log.outside_rule}
+            {
+                "id": e.log.id,
+                "model": e.log.model,
+                "logged": e.log.logged_tokens,
+                "predicted": e.predicted_tokens,
+                "error": e.error,
+                "outside_rule": e.log.outside_rule,
+            }
             for e in errors
         ]
         sys.stdout.write(json.dumps({"measurements": str(path), **s, "logs": table}) + "\n")
         return
     for e in errors:
         note = f"  (outside the rules: {e.log.outside_rule})" if e.log.outside_rule else ""
+        log = e.log
         out.print(
-            f"{e.log.id:8} {e.log.model:20} {e.log.sets['serving_engine']:13} tp {e.log.sets['gpu_count']:>2}"
-            f"  logged {e.log.logged_tokens:>10,}  kv_pool_tokens {e.predicted_tokens:>10,}  {e.error:+7.2%}{note}",
+            f"{log.id:8} {log.model:20} {log.sets['serving_engine']:13} tp {log.sets['gpu_count']:>2}"
+            f"  logged {log.logged_tokens:>10,}  kv_pool_tokens {e.predicted_tokens:>10,}"
+            f"  {e.error:+7.2%}{note}",
             highlight=False,
             markup=False,
         )
