@@ -81,22 +81,29 @@ engine_activation_bytes = quantity(
 )
 
 
+engine_reserve_multi_gpu = quantity(
+    "engine_reserve_multi_gpu",
+    Piecewise(
+        (engine_reserve_multi_gpu_bytes, engine_reserve_multi_gpu_bytes > 0), (engine_reserve_bytes, True)
+    ),
+    B,
+    "Runtime memory outside weights, activations and KV on each of several tensor-parallel GPUs",
+    source=TABLE,
+    topic=T,
+)
+
+
 def engine_reserve(gpus):
     """Runtime memory outside weights, activations and KV on one of `gpus` tensor-parallel GPUs."""
-    return Piecewise(
-        (engine_reserve_multi_gpu_bytes, (gpus > 1) & (engine_reserve_multi_gpu_bytes > 0)),
-        (engine_reserve_bytes, True),
-    )
+    if isinstance(gpus, int):
+        return engine_reserve_multi_gpu if gpus > 1 else engine_reserve_bytes
+    return Piecewise((engine_reserve_multi_gpu, gpus > 1), (engine_reserve_bytes, True))
 
 
-def kv_budget(weights_per_gpu, gpus):
-    """KV pool bytes on one of `gpus` tensor-parallel GPUs holding `weights_per_gpu`, by the
-    engine's rule (0 if nothing is left)."""
-    memory, used, reserve = (
-        engine_memory_bytes,
-        weights_per_gpu + engine_activation_bytes,
-        engine_reserve(gpus),
-    )
+def kv_budget(used, reserve):
+    """KV pool bytes on a GPU whose weights and profiling activations take `used` bytes beside
+    `reserve` bytes of runtime, by the engine's rule (0 if nothing is left)."""
+    memory = engine_memory_bytes
     return Max(
         0,
         Piecewise(

@@ -30,7 +30,7 @@ from .inputs import (
     vocab_size,
 )
 from .kv_cache import kv_bytes_per_request, kv_bytes_per_token
-from .kv_pool import gpu_memory_bytes, kv_budget, whole_blocks
+from .kv_pool import engine_activation_bytes, engine_reserve, gpu_memory_bytes, kv_budget, whole_blocks
 from .moe import routed_expert_bytes
 from .numerics import weight_bytes
 from .sources import DEEPSEEK_V3, LECTURE, PIPELINE
@@ -85,9 +85,33 @@ WEIGHTS_ON = {
 }
 
 
+NON_KV_ON = {
+    n: quantity(
+        f"non_kv_bytes_on_{n}_gpus",
+        WEIGHTS_ON[n] + engine_activation_bytes,
+        B,
+        f"Weights and profiling activations on each GPU if {n} tensor-parallel GPU(s) held the model",
+        source="engine table (formulas/kv_pool.py)",
+        topic="kv_pool",
+    )
+    for n in WEIGHTS_ON
+}
+BUDGET_ON = {
+    n: quantity(
+        f"kv_budget_bytes_on_{n}_gpus",
+        kv_budget(NON_KV_ON[n], engine_reserve(n)),
+        B,
+        f"KV pool on each GPU if {n} tensor-parallel GPU(s) held the model",
+        source="engine table (formulas/kv_pool.py)",
+        topic="kv_pool",
+    )
+    for n in WEIGHTS_ON
+}
+
+
 def spare_bytes(gpus, shard):
     """KV pool left on one GPU after one request's KV, on `gpus` tensor-parallel GPUs."""
-    return kv_budget(WEIGHTS_ON[gpus], gpus) - kv_bytes_per_request * shard / pipeline_parallel
+    return BUDGET_ON[gpus] - kv_bytes_per_request * shard / pipeline_parallel
 
 
 def auto_gpu_count(shard_of, when):
@@ -186,9 +210,25 @@ quantity(
     when="moe",
     integer=True,
 )
+engine_reserve_bytes_per_gpu = quantity(
+    "engine_reserve_bytes_per_gpu",
+    engine_reserve(gpu_count),
+    B,
+    "Runtime memory outside weights, activations and KV on each GPU (one GPU or several)",
+    source="engine table (formulas/kv_pool.py)",
+    topic="kv_pool",
+)
+non_kv_bytes_per_gpu = quantity(
+    "non_kv_bytes_per_gpu",
+    weight_bytes_per_gpu + engine_activation_bytes,
+    B,
+    "Weights and the engine's profiling activations on each GPU",
+    source="engine table (formulas/kv_pool.py)",
+    topic="kv_pool",
+)
 kv_budget_bytes_per_gpu = quantity(
     "kv_budget_bytes_per_gpu",
-    kv_budget(weight_bytes_per_gpu, gpu_count),
+    kv_budget(non_kv_bytes_per_gpu, engine_reserve_bytes_per_gpu),
     B,
     "KV pool on each GPU as the engine sizes it, before block rounding (vLLM's 'Available KV "
     "cache memory'; 0 if weights do not fit)",
