@@ -16,6 +16,7 @@ TOPICS = [
     "flops",
     "kv_cache",
     "moe",
+    "kv_pool",
     "memory",
     "latency",
     "serving",

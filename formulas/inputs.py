@@ -600,6 +600,15 @@ gpu_memory_driver_bytes = lookup_input(
     scale=bytes_per_mib,
     source="GPU table",
 )
+gpu_cuda_memory_bytes = lookup_input(
+    "gpu_cuda_memory_bytes",
+    "bytes",
+    "Total memory CUDA reports (cudaMemGetInfo), what engines size the KV pool from (0: unknown)",
+    key="gpu",
+    column="cuda_memory_gib",
+    scale=bytes_per_gib,
+    source="GPU table (from engine start-up logs)",
+)
 interconnect_bytes_per_s = lookup_input(
     "interconnect_bytes_per_s",
     "B/s",
@@ -645,6 +654,52 @@ engine_reserve_bytes = lookup_input(
     column="runtime_reserve_gib",
     scale=bytes_per_gib,
     source="engine table",
+)
+engine_reserve_before_fraction = lookup_input(
+    "engine_reserve_before_fraction",
+    "0/1",
+    "1: the runtime reserve is taken before the memory fraction applies (SGLang); 0: after (vLLM)",
+    key="serving_engine",
+    column="reserve_before_fraction",
+    source="engine table",
+    hi=1,
+)
+engine_reserve_multi_gpu_bytes = lookup_input(
+    "engine_reserve_multi_gpu_bytes",
+    "bytes",
+    "Runtime memory outside weights and KV with more than one tensor-parallel GPU (NCCL, "
+    "all-reduce buffers; 0: engine_reserve_bytes)",
+    key="serving_engine",
+    column="runtime_reserve_multi_gpu_gib",
+    scale=bytes_per_gib,
+    source="engine table",
+)
+engine_activation_fixed_bytes = lookup_input(
+    "engine_activation_fixed_bytes",
+    "bytes",
+    "Fixed part of the activation peak of the engine's profiling run",
+    key="serving_engine",
+    column="activation_fixed_gib",
+    scale=bytes_per_gib,
+    source="engine table",
+)
+engine_activation_logit_copies = lookup_input(
+    "engine_activation_logit_copies",
+    "copies",
+    "Float32 logit tensors (max_batch x vocab) live at the peak of the engine's profiling run",
+    key="serving_engine",
+    column="activation_logit_copies",
+    source="engine table",
+)
+kv_block_tokens = lookup_input(
+    "kv_block_tokens",
+    "tokens",
+    "Tokens per KV block: the pool holds whole blocks",
+    key="serving_engine",
+    column="kv_block_tokens",
+    source="engine table",
+    lo=1,
+    integer=True,
 )
 max_batch = lookup_input(
     "max_batch",

@@ -2,16 +2,16 @@
 
 Lecture §6.1 (seeds/000): weights split evenly over GPUs (ideal tensor parallel; pipeline
 stages split the layers), the engine takes a fraction of each GPU's memory, the rest after
-weights holds KV. Engines differ in what the fraction applies to (engine table): vLLM takes
-gpu_memory_utilization of total memory for weights, activations and KV; TensorRT-LLM gives
-the KV cache kv_cache_free_gpu_mem_fraction of the memory left after weights and the runtime;
-the lecture's budget is utilisation x memory - weights. Memory is what the driver reports
-(nvidia-smi) unless memory_gb_unit_bytes reads the marketed GB (1e9: the lecture).
+weights holds KV. How each engine sizes its pool (vLLM, SGLang, TensorRT-LLM, the lecture) is
+formulas/kv_pool.py; kv_pool_tokens (the pool in whole blocks, what the engine logs at
+start-up) is the one figure every concurrency limit here and in offline.py follows from.
+Memory is what the driver reports (nvidia-smi) unless memory_gb_unit_bytes reads the marketed
+GB (1e9: the lecture).
 The tensor-parallel size is gpu_count_setting, or (0, the default: auto) the smallest of
 1, 2, 4, 8 on which the weights and one request's KV fit, so each model is costed at the GPUs
-it needs. Shortcuts: the runtime reserve is one figure per engine; pipeline stages hold equal
-shares of the weights (embedding and head not placed on their stages); auto stays within one
-8-GPU node (a model that does not fit on 8 shows 0 requests).
+it needs. Shortcuts: pipeline stages hold equal shares of the weights (embedding and head not
+placed on their stages); auto stays within one 8-GPU node (a model that does not fit on 8
+shows 0 requests).
 """
 
 from sympy import Max, Min, Piecewise, ceiling, floor
@@ -19,15 +19,10 @@ from sympy import Max, Min, Piecewise, ceiling, floor
 from ledgerbuild.ledger import quantity
 
 from .inputs import (
-    engine_fraction_of_free,
-    engine_reserve_bytes,
     expert_parallel,
     gpu_count_setting,
-    gpu_memory_driver_bytes,
-    gpu_memory_gb,
     logits_dtype_bytes,
     max_batch,
-    memory_gb_unit_bytes,
     memory_utilization,
     num_key_value_heads,
     pipeline_parallel,
@@ -35,6 +30,7 @@ from .inputs import (
     vocab_size,
 )
 from .kv_cache import kv_bytes_per_request, kv_bytes_per_token
+from .kv_pool import engine_activation_bytes, engine_reserve, gpu_memory_bytes, kv_budget, whole_blocks
 from .moe import routed_expert_bytes
 from .numerics import weight_bytes
 from .sources import DEEPSEEK_V3, LECTURE, PIPELINE
@@ -44,16 +40,6 @@ B = "bytes"
 S61 = LECTURE + " §6.1"
 TP_SIZES = (1, 2, 4, 8)  # tensor-parallel sizes tried by auto: powers of two within one node
 
-gpu_memory_bytes = quantity(
-    "gpu_memory_bytes",
-    Piecewise(
-        (gpu_memory_gb * memory_gb_unit_bytes, memory_gb_unit_bytes > 0), (gpu_memory_driver_bytes, True)
-    ),
-    B,
-    "Memory of one GPU: as the driver reports it, or the marketed GB x memory_gb_unit_bytes",
-    source=S61 + "; nvidia-smi",
-    topic=T,
-)
 usable_bytes_per_gpu = quantity(
     "usable_bytes_per_gpu",
     gpu_memory_bytes * memory_utilization,
@@ -71,20 +57,6 @@ quantity(
     topic=T,
     integer=True,
 )
-
-
-def kv_budget(weights_per_gpu):
-    """KV pool on one GPU holding `weights_per_gpu`, as the engine sizes it (0 if none)."""
-    return Max(
-        0,
-        Piecewise(
-            (
-                memory_utilization * (gpu_memory_bytes - weights_per_gpu - engine_reserve_bytes),
-                engine_fraction_of_free > 0,
-            ),
-            (usable_bytes_per_gpu - weights_per_gpu - engine_reserve_bytes, True),
-        ),
-    )
 
 
 def kv_shard(gpus):
@@ -113,9 +85,33 @@ WEIGHTS_ON = {
 }
 
 
+NON_KV_ON = {
+    n: quantity(
+        f"non_kv_bytes_on_{n}_gpus",
+        WEIGHTS_ON[n] + engine_activation_bytes,
+        B,
+        f"Weights and profiling activations on each GPU if {n} tensor-parallel GPU(s) held the model",
+        source="engine table (formulas/kv_pool.py)",
+        topic="kv_pool",
+    )
+    for n in WEIGHTS_ON
+}
+BUDGET_ON = {
+    n: quantity(
+        f"kv_budget_bytes_on_{n}_gpus",
+        kv_budget(NON_KV_ON[n], engine_reserve(n)),
+        B,
+        f"KV pool on each GPU if {n} tensor-parallel GPU(s) held the model",
+        source="engine table (formulas/kv_pool.py)",
+        topic="kv_pool",
+    )
+    for n in WEIGHTS_ON
+}
+
+
 def spare_bytes(gpus, shard):
     """KV pool left on one GPU after one request's KV, on `gpus` tensor-parallel GPUs."""
-    return kv_budget(WEIGHTS_ON[gpus]) - kv_bytes_per_request * shard / pipeline_parallel
+    return BUDGET_ON[gpus] - kv_bytes_per_request * shard / pipeline_parallel
 
 
 def auto_gpu_count(shard_of, when):
@@ -214,12 +210,29 @@ quantity(
     when="moe",
     integer=True,
 )
+engine_reserve_bytes_per_gpu = quantity(
+    "engine_reserve_bytes_per_gpu",
+    engine_reserve(gpu_count),
+    B,
+    "Runtime memory outside weights, activations and KV on each GPU (one GPU or several)",
+    source="engine table (formulas/kv_pool.py)",
+    topic="kv_pool",
+)
+non_kv_bytes_per_gpu = quantity(
+    "non_kv_bytes_per_gpu",
+    weight_bytes_per_gpu + engine_activation_bytes,
+    B,
+    "Weights and the engine's profiling activations on each GPU",
+    source="engine table (formulas/kv_pool.py)",
+    topic="kv_pool",
+)
 kv_budget_bytes_per_gpu = quantity(
     "kv_budget_bytes_per_gpu",
-    kv_budget(weight_bytes_per_gpu),
+    kv_budget(non_kv_bytes_per_gpu, engine_reserve_bytes_per_gpu),
     B,
-    "KV pool on each GPU as the engine sizes it (0 if weights do not fit)",
-    source=S61 + "; engine table",
+    "KV pool on each GPU as the engine sizes it, before block rounding (vLLM's 'Available KV "
+    "cache memory'; 0 if weights do not fit)",
+    source=S61 + "; engine table (formulas/kv_pool.py)",
     topic=T,
 )
 kv_share_per_gpu = quantity(
@@ -238,20 +251,38 @@ kv_bytes_per_token_per_gpu = quantity(
     source=S61,
     topic=T,
 )
+kv_pool_tokens = quantity(
+    "kv_pool_tokens",
+    whole_blocks(kv_budget_bytes_per_gpu, kv_bytes_per_token_per_gpu),
+    "tokens",
+    "Tokens the engine's KV pool holds, in whole blocks (vLLM 'GPU KV cache size', SGLang "
+    "max_total_num_tokens, TensorRT-LLM max tokens in paged KV cache)",
+    source="engine table (formulas/kv_pool.py); measurements/kv_pool_logs.yaml",
+    topic="kv_pool",
+    integer=True,
+)
+kv_pool_bytes_per_gpu = quantity(
+    "kv_pool_bytes_per_gpu",
+    kv_pool_tokens * kv_bytes_per_token_per_gpu,
+    B,
+    "KV bytes the engine allocates on each GPU (its pool's whole blocks)",
+    source="engine table (formulas/kv_pool.py)",
+    topic="kv_pool",
+)
 quantity(
     "kv_capacity_tokens",
-    floor(kv_budget_bytes_per_gpu / kv_bytes_per_token_per_gpu),
+    kv_pool_tokens,
     "tokens",
-    "Tokens of KV that fit (no window caps)",
+    "Tokens of KV that fit (no window caps): the engine's pool",
     source=S61,
     topic=T,
     integer=True,
 )
 kv_capacity_requests = quantity(
     "kv_capacity_requests",
-    floor(kv_budget_bytes_per_gpu / (kv_bytes_per_request * kv_share_per_gpu)),
+    floor(kv_pool_bytes_per_gpu / (kv_bytes_per_request * kv_share_per_gpu)),
     "requests",
-    "Requests of prompt + output tokens whose KV fits",
+    "Requests of prompt + output tokens whose KV fits in the engine's pool",
     source=S61,
     topic=T,
     integer=True,

@@ -94,6 +94,7 @@ class GpuEntry(_Strict):
     tdp_w: float = Field(gt=0, le=1e6)
     price_usd_per_gpu_hour: float = Field(ge=0, default=0, le=1e6)  # = prices[0]; 0 = none
     prices: list[GpuPrice] = Field(default_factory=list, max_length=20)
+    cuda_memory_gib: float = Field(ge=0, default=0, le=1e6)  # cudaMemGetInfo total; 0 = memory_mib
     notes: str = ""
     sources: dict[str, str]
 
@@ -121,6 +122,8 @@ class GpuEntry(_Strict):
             "fp4_dense_tflops",
             "tdp_w",
         }
+        if self.cuda_memory_gib:
+            figures.add("cuda_memory_gib")
         missing = sorted(figures - set(self.sources))
         if missing:
             raise ValueError(f"sources has no entry for {', '.join(missing)}")
@@ -233,6 +236,14 @@ class EngineEntry(_Strict):
     sliding_window_kv: int = Field(ge=0, le=1)
     description: str
     source: str
+    # the KV-pool rule (formulas/kv_pool.py); defaults: vLLM's shape with nothing reserved
+    version: str = ""
+    reserve_before_fraction: int = Field(ge=0, le=1, default=0)
+    runtime_reserve_multi_gpu_gib: float = Field(ge=0, default=0)  # 0: runtime_reserve_gib
+    activation_fixed_gib: float = Field(ge=0, default=0)
+    activation_logit_copies: float = Field(ge=0, default=0)
+    kv_block_tokens: int = Field(ge=1, default=1)
+    kv_pool_source: str = ""
 
 
 class RopeMethodEntry(_Strict):

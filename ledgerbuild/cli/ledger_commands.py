@@ -196,8 +196,15 @@ def validate(
     * `ledgerbuild validate`
     * `ledgerbuild validate my-cluster.csv --time-model my-cluster.yaml`
     * `ledgerbuild validate --time-model roofline`
+    * `ledgerbuild validate measurements/kv_pool_logs.yaml` (engine start-up logs: kv_pool_tokens
+      beside each logged KV pool)
     """
     import json
+
+    from .. import kv_pool_logs
+
+    if measurements is not None and kv_pool_logs.is_pool_log_file(measurements):
+        return _validate_pool_logs(measurements, json_)
 
     from .. import calibration
     from .. import measurements as measured
@@ -228,6 +235,47 @@ def validate(
             highlight=False,
             markup=False,
         )
+
+
+def _validate_pool_logs(path: Path, json_: bool) -> None:
+    """kv_pool_tokens beside every logged KV pool of an engine start-up log file."""
+    import json
+
+    from .. import kv_pool_logs
+
+    _, logs = kv_pool_logs.load(path)
+    errors = kv_pool_logs.evaluate_logs(logs)
+    s = kv_pool_logs.summary(errors)
+    if json_:
+        table = [
+            {
+                "id": e.log.id,
+                "model": e.log.model,
+                "logged": e.log.logged_tokens,
+                "predicted": e.predicted_tokens,
+                "error": e.error,
+                "outside_rule": e.log.outside_rule,
+            }
+            for e in errors
+        ]
+        sys.stdout.write(json.dumps({"measurements": str(path), **s, "logs": table}) + "\n")
+        return
+    for e in errors:
+        note = f"  (outside the rules: {e.log.outside_rule})" if e.log.outside_rule else ""
+        log = e.log
+        out.print(
+            f"{log.id:8} {log.model:20} {log.sets['serving_engine']:13} tp {log.sets['gpu_count']:>2}"
+            f"  logged {log.logged_tokens:>10,}  kv_pool_tokens {e.predicted_tokens:>10,}"
+            f"  {e.error:+7.2%}{note}",
+            highlight=False,
+            markup=False,
+        )
+    out.print(
+        f"{path.name}: kv_pool_tokens vs logged pools, {s['rows']} logs the rules cover: "
+        f"median |error| {s['median']:.2%}, p90 {s['p90']:.2%}",
+        highlight=False,
+        markup=False,
+    )
 
 
 @app.command(rich_help_panel="Ledger")
