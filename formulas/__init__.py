@@ -7,7 +7,9 @@ from importlib import import_module
 
 TOPICS = [
     "inputs",
+    "vision_tables",
     "vision",
+    "vision_navit",
     "audio",
     "linear_attention",
     "params",
