@@ -11,7 +11,10 @@ shape (LayerNorm, m^2 d_v -> m^2 d_v -> d, biases).
 Shortcuts: Kimi's image processor (navit_resize: shrink to max_patches and max_patches_per_side,
 pad to multiples of p m) reads its limits from the catalog's `preprocessor` block, else the
 transformers class defaults (16,384 patches, 512 a side); Qwen3.5's Qwen2VLImageProcessor bounds
-come from the `preprocessor` block, else that class's defaults.
+come from the `preprocessor` block, else that class's defaults. Kimi's video chunks are not
+modelled: Kimi_K25VideoProcessor groups temporal_patch_size = 4 frames, the encoder reads all
+their patches and pools them in time to one frame's tokens; here (temporal patch 1) each frame
+counts as an image, so a video's tokens read 4x too many.
 """
 
 from __future__ import annotations
