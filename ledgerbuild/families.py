@@ -221,6 +221,16 @@ def rope_fields(config: dict, mla: bool) -> dict:
     return rope
 
 
+def rotary_width(config: dict, head_dim: int) -> int:
+    """Rotary width of a head: int(head_dim x partial_rotary_factor), the factor read from the
+    config or its rope_parameters (Qwen3-Next, Qwen3.5: 0.25), as transformers' RoPE init does."""
+    nested = config.get("rope_parameters") if isinstance(config.get("rope_parameters"), dict) else {}
+    factor = number(config, "partial_rotary_factor", default=number(nested, "partial_rotary_factor", 1.0))
+    if not 0 < factor <= 1:
+        raise LedgerError(f"field partial_rotary_factor: must be in (0, 1], got {_shown(factor)}")
+    return max(2, int(head_dim * factor))
+
+
 def _shown(value) -> str:
     text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else "a huge number"
     return f"{text[:40]} ({type(value).__name__})"
@@ -331,7 +341,7 @@ def _text_fields(config: dict, layer_counts: dict | None) -> dict:
         fields["intermediate_size"] = count(c, family.dense_width or "", lo=1)
     fields.update(rope_fields(c, family.mla))
     if not family.mla:
-        fields["rope_dim"] = fields["head_dim"]
+        fields["rope_dim"] = rotary_width(c, fields["head_dim"])
     counts = layer_counts or _layer_counts(c, family, n_layers)
     fields["num_sliding_layers"] = counts.get("sliding", 0)
     fields["sliding_window"] = count(c, "sliding_window", default=0) if fields["num_sliding_layers"] else 0

@@ -112,6 +112,7 @@ TINY = dict(
     linear_value_head_dim=16,
     linear_conv_kernel_dim=4,
     mtp_num_hidden_layers=1,
+    rope_parameters={"rope_type": "default", "rope_theta": 10000000, "partial_rotary_factor": 0.25},
     **{k: v for k, v in TINY_DIMS.items() if k != "intermediate_size"},
 )
 
@@ -131,6 +132,7 @@ def test_tiny_qwen3_5_parameters_and_cache_equal_transformers(tmp_path, tokens):
         with torch.no_grad():
             cache = model(torch.randint(0, 101, (1, tokens)), use_cache=True).past_key_values
     assert r.value("params_total") == count_params(model)
+    assert r.inputs["rope_dim"] == 2 * model.model.rotary_emb.inv_freq.numel()  # 16 x 0.25
     kv = state = 0
     for layer in cache.layers:
         if hasattr(layer, "recurrent_states"):  # (1, conv_dim, K) and (1, n_v, d_k, d_v)
