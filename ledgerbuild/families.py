@@ -245,12 +245,20 @@ def _moe(config: dict, spec) -> int:
     return spec if isinstance(spec, int) else count(config, spec, default=0)
 
 
+HYBRID_LAYER_TYPES = {"linear_attention", "full_attention"}  # the layers a hybrid family models
+
+
 def _layer_counts(config: dict, family: Family, n_layers: int) -> dict:
     """Counts of full / sliding / chunked layers."""
     types = config.get("layer_types")
     if isinstance(types, list) and types:
         if len(types) != n_layers:
             raise LedgerError(f"field layer_types: {len(types)} entries for {n_layers} layers")
+        odd = sorted({str(t)[:40] for t in types} - HYBRID_LAYER_TYPES) if family.linear else []
+        if odd:
+            raise LedgerError(
+                f"field layer_types: {', '.join(odd)} not modelled (only linear_attention, full_attention)"
+            )
         return {
             "sliding": sum(t == "sliding_attention" for t in types),
             "chunked": sum(t == "chunked_attention" for t in types),

@@ -7,7 +7,8 @@ and the encoder fields of formulas/vision.py or formulas/audio.py. What HF keeps
 rather than config (CLS tokens, learned position tables, biases, outer norms, Llama 3.2's
 8 extra embedding rows) is stated once per encoder, with the transformers class it was read
 from. Shortcut: preprocessor settings (Qwen2-VL's min/max pixels) come from the catalog's
-`preprocessor` block (preprocessor_config.json), else the processor class's defaults.
+`preprocessor` block (preprocessor_config.json), else the processor class's defaults. The
+towers of 2026 (Qwen3.5's ViT, Kimi-K2.5's MoonViT) have their readers in families_towers.py.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ class VisionFamily:
     connector: int
     encoder: str  # key of ENCODERS when vision_config has no model_type (or one not listed)
     flat_text: str | None = None  # Qwen2-VL: the language fields beside vision_config, this family
-    reader: str | None = None  # the vision_config reader when not the connector's (_TOWERS)
+    reader: str | None = None  # its vision_config reader in families_towers.TOWERS, if its own
 
 
 VLM_FAMILIES = {

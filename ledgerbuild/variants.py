@@ -35,7 +35,8 @@ VARIANTS: dict[str, Callable[[dict], bool]] = {
     "vision_dynamic": lambda f: (
         0 < _connector(f) < 5 and f.get("vision_image_size", 0) == 0 and f.get("vision_max_patches", 0) == 0
     ),
-    # a learned position table resampled to the grid (Qwen3.5, MoonViT); NaViT resizing (Kimi-K2.5)
+    # a hybrid language model under an encoder (Qwen3.5); a learned position table resampled to
+    # the grid (Qwen3.5, MoonViT); NaViT resizing (Kimi-K2.5)
     "hybrid_multimodal": lambda f: f.get("num_linear_attention_layers", 0) > 0 and _connector(f) > 0,
     "vision_table": lambda f: f.get("vision_position_rows", 0) > 0,
     "vision_navit": lambda f: 0 < _connector(f) < 5 and f.get("vision_max_patches", 0) > 0,

@@ -89,6 +89,7 @@ def _broken(tmp_path, source, edit):
 
 BROKEN = [
     (QWEN, lambda c: c["text_config"]["layer_types"].pop(), "layer_types"),
+    (QWEN, lambda c: c["text_config"]["layer_types"].__setitem__(0, "mamba"), "layer_types"),
     (QWEN, lambda c: c["vision_config"].update(deepstack_visual_indexes=[8, 16]), "deepstack_visual_indexes"),
     (QWEN, lambda c: c["text_config"].update(linear_num_value_heads="64"), "linear_num_value_heads"),
     (QWEN, lambda c: c["text_config"].update(mlp_only_layers=[0]), "mlp_only_layers"),
@@ -100,7 +101,7 @@ BROKEN = [
 ]
 
 
-@pytest.mark.parametrize("source, edit, field", BROKEN, ids=[b[2] for b in BROKEN])
+@pytest.mark.parametrize("source, edit, field", BROKEN, ids=[f"{i}-{b[2]}" for i, b in enumerate(BROKEN)])
 def test_what_cannot_be_read_is_a_one_line_error(tmp_path, source, edit, field):
     path = _broken(tmp_path, source, edit)
     for command in ("show", "import-config"):
