@@ -224,7 +224,8 @@ def rope_fields(config: dict, mla: bool) -> dict:
 def rotary_width(config: dict, head_dim: int) -> int:
     """Rotary width of a head: int(head_dim x partial_rotary_factor), the factor read from the
     config or its rope_parameters (Qwen3-Next, Qwen3.5: 0.25), as transformers' RoPE init does."""
-    nested = config.get("rope_parameters") if isinstance(config.get("rope_parameters"), dict) else {}
+    rope = config.get("rope_parameters")
+    nested: dict = rope if isinstance(rope, dict) else {}
     factor = number(config, "partial_rotary_factor", default=number(nested, "partial_rotary_factor", 1.0))
     if not 0 < factor <= 1:
         raise LedgerError(f"field partial_rotary_factor: must be in (0, 1], got {_shown(factor)}")
