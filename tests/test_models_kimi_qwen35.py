@@ -48,6 +48,13 @@ def test_the_active_convention_that_reproduces_the_cards():
     assert round(int(evaluate("qwen3.5-397b-a17b").value("params_active")) / 1e9) == 18
 
 
+def test_the_card_total_leaves_the_mtp_module_out():
+    """Qwen3.5's card total is the model transformers builds: with its MTP module (6.6B) it
+    would read 403B."""
+    r = evaluate("qwen3.5-397b-a17b")
+    assert round(int(r.value("params_total") + r.value("params_mtp")) / 1e9) == 403
+
+
 def test_qwen3_5_layer_pattern_and_mtp_from_the_config():
     """config.json: 60 layers, layer_types with 45 linear_attention and 15 full_attention;
     mtp_num_hidden_layers 1 (vLLM qwen3_5_mtp.py builds one module)."""
