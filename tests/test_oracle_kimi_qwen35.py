@@ -7,7 +7,7 @@
 - The pixels the encoder sees and the tokens an image becomes equal the image processors'
   own counts: Kimi_K25ImageProcessor.get_number_of_image_patches (navit_resize: inside the
   limits, shrunk by the patch budget, shrunk by the per-side budget) and
-  Qwen2VLImageProcessor(patch_size=16) for Qwen3.5.
+  Qwen2VLImageProcessor(patch_size=16) with the Qwen3.5 family's pixel bounds for Qwen3.5.
 - A tiny Qwen3.5 text model (Qwen3_5MoeForCausalLM on CPU): parameters, the full-attention KV
   tensors and the linear-attention state after a prefill.
 """
@@ -85,14 +85,16 @@ def test_kimi_tokens_equal_the_image_processor(width, height):
     assert (r.value("vision_patches"), r.value("image_tokens")) == (patches, patches // 4)
 
 
-QWEN_SIZES = [(1024, 1024), (14, 14), (700, 1300), (3000, 4000), (4062, 126)]
+QWEN_SIZES = [(1024, 1024), (14, 14), (700, 1300), (3000, 4000), (4062, 126), (9000, 9000), (250, 260)]
+QWEN_PIXELS = {"shortest_edge": 65536, "longest_edge": 16777216}  # the catalog's preprocessor block
 
 
 @pytest.mark.parametrize("width, height", QWEN_SIZES)
 def test_qwen3_5_tokens_equal_the_image_processor(width, height):
     from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
 
-    patches = Qwen2VLImageProcessorPil(patch_size=16).get_number_of_image_patches(height, width)
+    processor = Qwen2VLImageProcessorPil(patch_size=16, size=QWEN_PIXELS)
+    patches = processor.get_number_of_image_patches(height, width)
     r = evaluate("qwen3.5-397b-a17b", {"image_width": str(width), "image_height": str(height)})
     assert (r.value("vision_patches"), r.value("image_tokens")) == (patches, patches // 4)
 
