@@ -144,3 +144,15 @@ def test_tiny_qwen3_5_parameters_and_cache_equal_transformers(tmp_path, tokens):
     element = r.value("kv_dtype_bytes")
     assert kv == tokens * r.value("kv_bytes_per_token") / element
     assert state == r.value("linear_attention_state_bytes") / element
+
+
+def test_kimi_patch_limits_from_a_preprocessor_config_beside_the_config(tmp_path):
+    """`show folder/config.json` reads media_proc_cfg of the preprocessor_config.json beside it:
+    with 4,096 patches and 100 a side, a 3000 x 4000 image is shrunk as navit_resize shrinks it."""
+    (tmp_path / "config.json").write_text((FIXTURES / "kimi-k2.5" / "config.json").read_text())
+    media = {"in_patch_limit": 4096, "patch_limit_on_one_side": 100, "patch_size": 14, "merge_kernel_size": 2}
+    (tmp_path / "preprocessor_config.json").write_text(json.dumps({"media_proc_cfg": media}))
+    for width, height in [(3000, 4000), (5000, 300)]:
+        _, (pad_h, pad_w) = _navit_resize()(height, width, 14, 2, 4096, 100)
+        r = evaluate(str(tmp_path / "config.json"), {"image_width": str(width), "image_height": str(height)})
+        assert r.value("vision_patches") == (pad_h // 14) * (pad_w // 14)
