@@ -14,7 +14,8 @@ transformers class defaults (16,384 patches, 512 a side); Qwen3.5's Qwen2VLImage
 come from the `preprocessor` block, else that class's defaults. Kimi's video chunks are not
 modelled: Kimi_K25VideoProcessor groups temporal_patch_size = 4 frames, the encoder reads all
 their patches and pools them in time to one frame's tokens; here (temporal patch 1) each frame
-counts as an image, so a video's tokens read 4x too many.
+counts as an image (and is resized within the images' 16,384 patches, not the video frames'
+4,096), so a video's tokens read at least 4x too many.
 """
 
 from __future__ import annotations
