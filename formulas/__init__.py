@@ -7,8 +7,10 @@ from importlib import import_module
 
 TOPICS = [
     "inputs",
+    "vision_tables",
     "vision",
     "vq_tokenizer",
+    "vision_navit",
     "audio",
     "linear_attention",
     "params",

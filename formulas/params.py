@@ -271,6 +271,16 @@ HYBRID = (
 )
 params_language = quantity(
     "params_language",
+    HYBRID,
+    P,
+    "Language-model parameters (embedding, full- and linear-attention blocks, final norm, lm_head)",
+    source=S31 + "; " + GDN,
+    topic=T,
+    integer=True,
+    when="hybrid_multimodal",  # Qwen3.5: a hybrid language model under a vision tower
+)
+quantity(
+    "params_language",
     LANGUAGE,
     P,
     "Language-model parameters (embedding, blocks, final norm, lm_head)",

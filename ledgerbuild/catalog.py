@@ -468,7 +468,7 @@ def _read_json(path: Path) -> object:
 def _preprocessor(config_path: Path) -> dict | None:
     """A VLM's preprocessor_config.json beside its config.json (an HF model folder): the
     dynamic-resolution pixel bounds, as min_pixels / max_pixels or size.shortest_edge /
-    size.longest_edge (the newer spelling)."""
+    size.longest_edge (the newer spelling); Kimi-K2.5's patch limits (media_proc_cfg)."""
     path = config_path.parent / "preprocessor_config.json"
     if not path.is_file():
         return None
@@ -476,9 +476,12 @@ def _preprocessor(config_path: Path) -> dict | None:
     if not isinstance(data, dict):
         raise LedgerError(f"{path}: expected a JSON object")
     size = data["size"] if isinstance(data.get("size"), dict) else {}
+    media = data["media_proc_cfg"] if isinstance(data.get("media_proc_cfg"), dict) else {}  # Kimi-K2.5
     found = {
         "min_pixels": data.get("min_pixels", size.get("shortest_edge")),
         "max_pixels": data.get("max_pixels", size.get("longest_edge")),
+        "max_patches": media.get("in_patch_limit", data.get("max_patches")),
+        "max_patches_per_side": media.get("patch_limit_on_one_side"),
     }
     try:
         return {k: count(found, k, lo=1) for k, v in found.items() if v is not None} or None

@@ -29,6 +29,10 @@ class Family:
     # partial RoPE: (config key of a rotary width or None, default partial_rotary_factor);
     # empty: the whole head rotates
     rotary: tuple = ()
+    # config key of the MTP module count, and required fields the family's config may omit
+    # (ledger field -> the config key that stands in for it)
+    mtp: str = "num_nextn_predict_layers"
+    stand_ins: dict = field(default_factory=dict)
 
 
 _MIXTRAL_MOE = {
@@ -115,6 +119,20 @@ FAMILIES: dict[str, Family] = {
         rotary=("rotary_dim", 1.0),
     ),
 }
+# Qwen3.5 (Qwen3_5MoeTextConfig, transformers 5.23.0): Qwen3-Next's layers (Gated DeltaNet and
+# gated full attention, MoE with a gated shared expert) with layer_types in the config; no dense
+# layer, so no intermediate_size (the shared expert's width stands in; no formula reads it when
+# first_k_dense_replace = 0); mtp_num_hidden_layers MTP modules (vLLM qwen3_5_mtp.py: fc 2d -> d,
+# three RMSNorms, one full-attention block: DeepSeek-V3's MTP shape).
+FAMILIES["qwen3_5_moe_text"] = Family(
+    "Qwen3_5MoeForCausalLM",
+    FAMILIES["qwen3_next"].traits,
+    moe=FAMILIES["qwen3_next"].moe,
+    pattern="qwen3_next",
+    linear=True,
+    mtp="mtp_num_hidden_layers",
+    stand_ins={"intermediate_size": "shared_expert_intermediate_size"},
+)
 _ALIASES = {"kimi_k2": "deepseek_v3", "llama4": "llama4_text", "gemma3": "gemma3_text"}
 _BY_CLASS = {f.hf_class: t for t, f in FAMILIES.items()}
 
@@ -241,12 +259,20 @@ def _moe(config: dict, spec) -> int:
     return spec if isinstance(spec, int) else count(config, spec, default=0)
 
 
+HYBRID_LAYER_TYPES = {"linear_attention", "full_attention"}  # the layers a hybrid family models
+
+
 def _layer_counts(config: dict, family: Family, n_layers: int) -> dict:
     """Counts of full / sliding / chunked layers."""
     types = config.get("layer_types")
     if isinstance(types, list) and types:
         if len(types) != n_layers:
             raise LedgerError(f"field layer_types: {len(types)} entries for {n_layers} layers")
+        odd = sorted({str(t)[:40] for t in types} - HYBRID_LAYER_TYPES) if family.linear else []
+        if odd:
+            raise LedgerError(
+                f"field layer_types: {', '.join(odd)} not modelled (only linear_attention, full_attention)"
+            )
         return {
             "sliding": sum(t == "sliding_attention" for t in types),
             "chunked": sum(t == "chunked_attention" for t in types),
@@ -273,12 +299,11 @@ def _layer_counts(config: dict, family: Family, n_layers: int) -> dict:
 
 
 def _rotary_width(config: dict, family: Family, head_dim: int) -> int:
-    """Rotary width of a GQA head: head_dim, or the family's partial-RoPE share of it as
-    transformers' rotary embedding reads it: the family's width key (MiniMax-M2's rotary_dim)
-    if given, else int(head_dim * partial_rotary_factor) (top level or in rope_parameters)."""
-    if not family.rotary:
-        return head_dim
-    width_key, default = family.rotary
+    """Rotary width of a GQA head as transformers' rotary embedding reads it: the family's
+    width key (MiniMax-M2's rotary_dim) if given, else int(head_dim * partial_rotary_factor)
+    (top level or in rope_parameters: Qwen3-Next and Qwen3.5 0.25; the family's default,
+    GLM-4.5's 0.5, else 1: the whole head rotates)."""
+    width_key, default = family.rotary or (None, 1.0)  # no spec: the config's own factor, if any
     nested = config.get("rope_parameters")
     nested = nested if isinstance(nested, dict) else {}
     key = "partial_rotary_factor"
@@ -304,9 +329,16 @@ def _linear_fields(config: dict, layers: int) -> dict:
 
 
 def missing_fields(config: dict, family: Family) -> list[str]:
+    config = _with_stand_ins(config, family)
     need = REQUIRED + list(family.moe.values()) + (MLA_REQUIRED if family.mla else [])
     need = [k for k in need if isinstance(k, str)]
     return [k for k in dict.fromkeys(need) if config.get(k) is None]
+
+
+def _with_stand_ins(config: dict, family: Family) -> dict:
+    """The config with the family's stand-ins for the required fields it omits."""
+    extra = {k: config[v] for k, v in family.stand_ins.items() if config.get(k) is None and v in config}
+    return {**config, **extra} if extra else config
 
 
 def ledger_fields(config: dict, layer_counts: dict | None = None, preprocessor: dict | None = None) -> dict:
@@ -323,13 +355,13 @@ def _text_fields(config: dict, layer_counts: dict | None) -> dict:
     missing = missing_fields(config, family)
     if missing:
         raise LedgerError(f"{family.hf_class} config is missing {', '.join(missing)}")
-    c = config
+    c = _with_stand_ins(config, family)
     fields = {k: count(c, k, lo=1) for k in REQUIRED}
     n_layers, heads = fields["num_hidden_layers"], fields["num_attention_heads"]
     fields["num_key_value_heads"] = count(c, "num_key_value_heads", default=heads, lo=1)
     fields["head_dim"] = count(c, "head_dim", default=fields["hidden_size"] // heads, lo=1)
     fields["tie_word_embeddings"] = flag(c, "tie_word_embeddings")
-    fields["num_nextn_predict_layers"] = count(c, "num_nextn_predict_layers", default=0)
+    fields["num_nextn_predict_layers"] = count(c, family.mtp, default=0)
     for name, spec in family.traits.items():
         fields[name] = _trait(c, spec)
     for name, spec in family.moe.items():

@@ -7,7 +7,8 @@ and the encoder fields of formulas/vision.py or formulas/audio.py. What HF keeps
 rather than config (CLS tokens, learned position tables, biases, outer norms, Llama 3.2's
 8 extra embedding rows) is stated once per encoder, with the transformers class it was read
 from. Shortcut: preprocessor settings (Qwen2-VL's min/max pixels) come from the catalog's
-`preprocessor` block (preprocessor_config.json), else the processor class's defaults.
+`preprocessor` block (preprocessor_config.json), else the processor class's defaults. The
+towers of 2026 (Qwen3.5's ViT, Kimi-K2.5's MoonViT) have their readers in families_towers.py.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 
 from .errors import LedgerError
 from .families import count, flag, number
+from .families_towers import TOWERS
 
 MLP, MERGE, POOL, CROSS, AUDIO, VQ = 1, 2, 3, 4, 5, 6
 
@@ -37,6 +39,11 @@ ENCODERS = {
     "siglip_vision_model": Encoder("SiglipVisionModel", patch_bias=1, extra_norms=1),  # post_layernorm
     "qwen2_vl": Encoder("Qwen2VisionTransformerPretrainedModel", learned_positions=0),  # 2D RoPE
     "mllama_vision_model": Encoder("MllamaVisionModel", cls=1, attn_bias=0, extra_norms=2),
+    # dynamic resolution over a learned position table resampled to each image's grid
+    # (vision_position_rows rows): Qwen3.5's ViT (its merger's LayerNorm is the connector's),
+    # and MoonViT (Kimi-K2.5: a final LayerNorm)
+    "qwen3_5_moe_vision": Encoder("Qwen3_5MoeVisionModel", patch_bias=1),
+    "kimi_k25_vision": Encoder("Kimi_K25VisionModel", patch_bias=1, extra_norms=1),
 }
 
 
@@ -44,16 +51,22 @@ ENCODERS = {
 class VisionFamily:
     hf_class: str
     connector: int
-    encoder: str  # key of ENCODERS when vision_config has no model_type
+    encoder: str  # key of ENCODERS when vision_config has no model_type (or one not listed)
+    flat_text: str | None = None  # Qwen2-VL: the language fields beside vision_config, this family
+    reader: str | None = None  # its vision_config reader in families_towers.TOWERS, if its own
 
 
 VLM_FAMILIES = {
     "llava": VisionFamily("LlavaForConditionalGeneration", MLP, "clip_vision_model"),
-    "qwen2_vl": VisionFamily("Qwen2VLForConditionalGeneration", MERGE, "qwen2_vl"),
+    "qwen2_vl": VisionFamily("Qwen2VLForConditionalGeneration", MERGE, "qwen2_vl", flat_text="qwen2"),
     "gemma3": VisionFamily("Gemma3ForConditionalGeneration", POOL, "siglip_vision_model"),
     "mllama": VisionFamily("MllamaForConditionalGeneration", CROSS, "mllama_vision_model"),
     "qwen2_audio": VisionFamily("Qwen2AudioForConditionalGeneration", AUDIO, "qwen2_audio_encoder"),
     "emu3": VisionFamily("Emu3ForConditionalGeneration", VQ, "emu3_vqgan"),
+    "qwen3_5_moe": VisionFamily(
+        "Qwen3_5MoeForConditionalGeneration", MERGE, "qwen3_5_moe_vision", reader="qwen3_5"
+    ),
+    "kimi_k25": VisionFamily("Kimi_K25ForConditionalGeneration", MERGE, "kimi_k25_vision", reader="moonvit"),
 }
 # Qwen2VLImageProcessor defaults (transformers image_processing_qwen2_vl.py)
 QWEN2_VL_PIXELS = {"min_pixels": 56 * 56, "max_pixels": 28 * 28 * 1280}
@@ -78,9 +91,9 @@ def split_vlm(config: dict, preprocessor: dict | None = None) -> tuple[dict, dic
     if family.connector == VQ:
         return _vq(config, preprocessor or {})
     vision = config["vision_config"]
-    if family.connector == MERGE:  # Qwen2-VL: the language fields sit beside vision_config
+    if family.flat_text:  # Qwen2-VL: the language fields sit beside vision_config
         text = config.get("text_config") or {k: v for k, v in config.items() if k != "vision_config"}
-        text = {**text, "model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"]}
+        text = {**text, "model_type": family.flat_text, "architectures": ["Qwen2ForCausalLM"]}
     else:
         text = config.get("text_config")
     if not isinstance(text, dict):
@@ -99,7 +112,10 @@ def split_vlm(config: dict, preprocessor: dict | None = None) -> tuple[dict, dic
         ),
         "vision_patch_size": count(vision, "patch_size", lo=1),
     }
-    fields.update(_READERS[family.connector](vision, config, preprocessor or {}))
+    if family.reader:
+        fields.update(TOWERS[family.reader](vision, preprocessor or {}))
+    else:
+        fields.update(_READERS[family.connector](vision, config, preprocessor or {}))
     return text, fields
 
 

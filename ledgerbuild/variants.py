@@ -40,8 +40,15 @@ VARIANTS: dict[str, Callable[[dict], bool]] = {
     "vision_vq": lambda f: _connector(f) == 6,  # discrete image tokens (Emu3's VQ-VAE)
     "images": lambda f: 0 < _connector(f) < 5 or _connector(f) == 6,  # images join the prompt
     "vision_dynamic": lambda f: (
-        (0 < _connector(f) < 5 or _connector(f) == 6) and f.get("vision_image_size", 0) == 0
+        (0 < _connector(f) < 5 or _connector(f) == 6)
+        and f.get("vision_image_size", 0) == 0
+        and f.get("vision_max_patches", 0) == 0
     ),
+    # a hybrid language model under an encoder (Qwen3.5); a learned position table resampled to
+    # the grid (Qwen3.5, MoonViT); NaViT resizing (Kimi-K2.5)
+    "hybrid_multimodal": lambda f: f.get("num_linear_attention_layers", 0) > 0 and _connector(f) > 0,
+    "vision_table": lambda f: f.get("vision_position_rows", 0) > 0,
+    "vision_navit": lambda f: 0 < _connector(f) < 5 and f.get("vision_max_patches", 0) > 0,
     "vision_fixed": lambda f: 0 < _connector(f) < 5 and f.get("vision_image_size", 0) > 0,
 }
 

@@ -60,7 +60,7 @@ def count_params(model) -> int:
 
 
 VISION_PREFIXES = ("model.visual.", "model.vision_tower.", "model.vision_model.")
-CONNECTOR_PREFIXES = ("model.multi_modal_projector.", "model.visual.merger.")
+CONNECTOR_PREFIXES = ("model.multi_modal_projector.", "model.visual.merger.", "model.mm_projector.")
 
 
 def count_vlm_parts(model) -> tuple[int, int]:
