@@ -23,6 +23,7 @@ from .inputs import (
     n_shared_experts,
     norms_per_layer,
     num_experts_per_tok,
+    num_indexer_layers,
     o_bias,
     q_lora_rank,
     qk_nope_head_dim,
@@ -47,6 +48,7 @@ from .linear_attention import (
     shared_expert_gate,
 )
 from .sources import DEEPSEEK_V2, HF, LECTURE
+from .sparse_attention import HF_DSA, matmul_indexer_layer, params_indexer
 from .vision import embedding_extra_rows, num_cross_attention_layers, params_connector, params_vision
 
 T = "parameters"
@@ -311,6 +313,16 @@ quantity(
 )
 quantity(
     "params_total",
+    LANGUAGE + params_indexer,
+    P,
+    "Total parameters: MLA blocks, their lightning indexers (DSA)",
+    source=S31 + "; " + HF_DSA,
+    topic=T,
+    integer=True,
+    when="dsa",
+)
+quantity(
+    "params_total",
     HYBRID,
     P,
     "Total parameters: full-attention and linear-attention layers",
@@ -353,6 +365,15 @@ quantity(
     P,
     "Active parameters without the input embedding (DeepSeek's convention)",
     source=LECTURE + " §3.3; DeepSeek-V3 README_WEIGHTS (36.6B)",
+    topic=T,
+    integer=True,
+)
+quantity(
+    "params_active_no_vocab",
+    params_active - params_embedding - params_lm_head,
+    P,
+    "Active parameters without the input embedding and the lm_head (the convention of GLM-5's 40B)",
+    source=LECTURE + " §3.3; GLM-5 technical report (arXiv:2602.15763) Table 1",
     topic=T,
     integer=True,
 )
@@ -435,6 +456,16 @@ quantity(
     topic=T,
     integer=True,
     when="hybrid",
+)
+quantity(
+    "params_matmul",
+    L * matmul_attn_layer + num_indexer_layers * matmul_indexer_layer + matmul_mlp + params_lm_head_matmul,
+    P,
+    "Active parameters in matrix multiplications per token, the lightning indexers' included",
+    source=LECTURE + " §4.4; " + HF_DSA,
+    topic=T,
+    integer=True,
+    when="dsa",
 )
 params_matmul = quantity(
     "params_matmul",

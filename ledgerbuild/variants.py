@@ -23,6 +23,8 @@ VARIANTS: dict[str, Callable[[dict], bool]] = {
     # hybrid linear attention (Qwen3-Next) and W_q with an output gate
     "hybrid": lambda f: f.get("num_linear_attention_layers", 0) > 0,
     "attn_gate": lambda f: f.get("attn_output_gate", 0) == 1 and f.get("kv_lora_rank", 0) == 0,
+    # DeepSeek Sparse Attention: a lightning indexer picks index_topk tokens (formulas/sparse_attention.py)
+    "dsa": lambda f: f.get("index_topk", 0) > 0,
     # multimodal: the connector (formulas/vision.py, formulas/audio.py)
     "text": lambda f: _connector(f) == 0,
     "multimodal": lambda f: _connector(f) > 0,
