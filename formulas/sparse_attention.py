@@ -10,7 +10,8 @@ query latent), wk (d -> d^I, one key head shared by the indexer heads), k_norm (
 weight and bias) and weights_proj (d -> H^I, the per-head weights w). Each indexer layer
 caches one key of d^I elements per token, in its own format (DeepSeek's reference: FP8 with
 an FP32 scale per 128 elements, indexer_kv_dtype). GLM-5's "shared" layers reuse the previous
-indexer layer's top-k and have no indexer of their own (num_indexer_layers).
+indexer layer's top-k and have no indexer of their own (num_indexer_layers). The MTP module's
+block carries an indexer as well (params_mtp, formulas/speculative.py).
 
 This module states the mechanism (imported before params.py and flops.py, which read it for
 DSA models); what it costs beside dense attention at a context, and the crossover context,
@@ -38,7 +39,7 @@ from .inputs import (
 from .inputs import hidden_size as d
 
 T = "sparse_attention"
-DSA = "DeepSeek-V3.2 technical report (arXiv:2512.02556) §2.1 DSA, eq. (1)-(2)"
+DSA = "DeepSeek-V3.2 technical report (arXiv:2512.02556) §2.1 (DSA)"
 HF_DSA = "HF transformers 5.23.0 models/deepseek_v32/modular_deepseek_v32.py (DeepseekV32Indexer)"
 REF = (
     "deepseek-ai/DeepSeek-V3.2-Exp@6d8cb70 inference/model.py (class Indexer: k_cache float8_e4m3fn, "
