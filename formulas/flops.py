@@ -9,7 +9,7 @@ them (engine table sliding_window_kv; TensorRT-LLM v0.17 engines keep the full c
 chunked layers see the tokens of their own chunk.
 """
 
-from sympy import Max, Min, floor
+from sympy import Max, Min, Piecewise, floor
 
 from ledgerbuild.ledger import quantity
 
@@ -33,6 +33,7 @@ from .sparse_attention import (
     DSA,
     HF_DSA,
     index_selected_tokens,
+    index_topk,
     indexer_flops_decode,
     indexer_flops_per_scored_token,
     selected_prefill,
@@ -285,6 +286,22 @@ quantity(
     "Decode FLOPs per token relative to 2 x total parameters",
     source=LECTURE + " §4.4",
     topic=T,
+)
+_dsa_per_token = attn_flops_per_visible_token * num_full_layers  # attention per selected entry
+_indexer_per_token = indexer_flops_per_scored_token * num_indexer_layers
+_below_topk = 2 * params_matmul / (_dsa_per_token + _indexer_per_token)
+quantity(
+    "context_attention_equals_rest",
+    Piecewise(
+        (_below_topk, _below_topk <= index_topk),
+        ((2 * params_matmul - _dsa_per_token * index_topk) / _indexer_per_token, True),
+    ),
+    "tokens",
+    "Context at which attention FLOPs (index_topk entries a layer, the indexer over the whole "
+    "context) equal all the rest",
+    source=S42 + "; " + DSA,
+    topic=T,
+    when="dsa",
 )
 quantity(
     "context_attention_equals_rest",

@@ -153,3 +153,15 @@ def test_layer_steps_attention_is_the_dsa_layer():
         "matmul_indexer_layer"
     )
     assert r.value("layer_attention_flops_decode") * r.value("num_hidden_layers") == whole
+
+
+@pytest.mark.parametrize("model", ["deepseek-v3.2", "glm-5"])
+def test_context_attention_equals_rest_with_dsa(model):
+    """At the context the ledger names, decode attention (top-k entries and the indexer) costs
+    what the matmuls cost: 2 x params_matmul."""
+    s = float(value(model, "context_attention_equals_rest"))
+    assert s > value(model, "index_topk")
+    r = evaluate(model, {"context_tokens": repr(s)})
+    assert float(r.value("flops_attention_decode")) == pytest.approx(
+        2 * float(r.value("params_matmul")), rel=1e-12
+    )
