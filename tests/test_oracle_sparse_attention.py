@@ -11,10 +11,12 @@ into a mask over eager attention. So the referee sees, on random-weight models o
   the mask plus the indexer's scoring (eager does not skip the masked entries, so the sparse
   saving is refereed by the indexer's selection instead: the number of entries it hands each
   query, causal ones only, equals min(position, index_topk));
-- GLM-5's "shared" layers (indexer_types) have no indexer and cache no indexer keys.
+- GLM-5's "shared" layers (indexer_types) have no indexer and cache no indexer keys; on the
+  published GLM-5.2 config (21 indexer layers of 78) the meta-device count equals the ledger's.
 """
 
 import json
+from pathlib import Path
 
 import pytest
 import torch
@@ -55,6 +57,7 @@ TINY = {  # index_topk 4 < the context (sparse), 16 >= it (every entry selected)
     "glm-shared-top4": {**GLM, "index_topk": 4, "indexer_types": ["full", "shared", "full"]},
 }
 PROMPT = 10
+FIXTURES = Path(__file__).parent / "fixtures" / "configs"
 FP32 = {"kv_dtype": "fp32", "indexer_kv_dtype": "fp32"}
 
 
@@ -171,3 +174,24 @@ def test_decode_matmul_flops_equal_flop_counter(run):
     expected = r.value("flops_per_token") - r.value("flops_attention_decode")
     expected += r.value("num_hidden_layers") * (r.value("mla_decompress_flops_layer") - one)
     assert expected == run["flops"]["decode"]["linear"]
+
+
+@pytest.mark.parametrize("form", ["indexer_types", "index_topk_freq"])
+def test_glm52_shared_indexer_layers_equal_transformers(form, tmp_path):
+    """GLM-5.2's published config runs the indexer on 21 of 78 layers (the rest "shared"),
+    stated as a list and as index_topk_freq / index_skip_topk_offset; the ledger's count of
+    indexer layers and params_total equal transformers' GlmMoeDsaForCausalLM on the meta device
+    either way."""
+    config = json.loads((FIXTURES / "glm-5.2" / "config.json").read_text())
+    if form == "index_topk_freq":
+        config.pop("indexer_types")
+    path = tmp_path / "glm-5.2" / "config.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(config))
+    model = causal_lm(config, "meta")
+    r = evaluate(str(path))
+    assert r.value("num_indexer_layers") == sum(
+        layer.self_attn.indexer is not None for layer in model.model.layers
+    )
+    assert r.value("num_indexer_layers") == 21
+    assert r.value("params_total") == count_params(model)
