@@ -9,7 +9,10 @@ for the crossover context: below index_topk the indexer is pure overhead; beyond
 the attention FLOPs per entry over the L layers and I those of the indexer per scored token,
 sparse decode costs A k + I S against A S, so it pays from S* = A k / (A - I). The same
 rule on bytes: latents read L c k + i S against L c S (c the latent bytes per token and
-layer, i the indexer key bytes per token). Shortcut: every layer is full attention.
+layer, i the indexer key bytes per token). Shortcuts: every layer is full attention; A > I
+(and L c > i), as in every DSA model; A is the ledger's attention per entry,
+2 n_h (d_qk + d_v) (flops.py), not absorbed MLA's larger per-entry work in the latent space
+(kv_cache.py mla_absorbed_attention_flops_layer), which would put the FLOP crossover lower.
 """
 
 from ledgerbuild.ledger import quantity
