@@ -273,10 +273,14 @@ def _indexer_layers(config: dict, layers: int) -> int:
     GlmMoeDsaConfig.__post_init__); every layer when the config states none of them."""
     types = config.get("indexer_types")
     pattern = config.get("index_topk_pattern")
-    if types is None and isinstance(pattern, str):
-        types = ["full" if ch == "F" else "shared" if ch == "S" else ch for ch in pattern]
+    if types is None and isinstance(pattern, (str, list)):
+        types = [{"F": "full", "S": "shared"}.get(ch, ch) if isinstance(ch, str) else ch for ch in pattern]
     if types is not None:
-        if not isinstance(types, list) or len(types) != layers or not set(types) <= {"full", "shared"}:
+        if (
+            not isinstance(types, list)
+            or len(types) != layers
+            or any(t not in ("full", "shared") for t in types)
+        ):
             raise LedgerError(f"field indexer_types: expected {layers} entries of 'full' or 'shared'")
         return sum(t == "full" for t in types)
     freq = max(count(config, "index_topk_freq", default=1), 1)
