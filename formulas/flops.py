@@ -9,7 +9,7 @@ them (engine table sliding_window_kv; TensorRT-LLM v0.17 engines keep the full c
 chunked layers see the tokens of their own chunk.
 """
 
-from sympy import Max, Min, floor
+from sympy import Max, Min, Piecewise, floor
 
 from ledgerbuild.ledger import quantity
 
@@ -20,6 +20,7 @@ from .inputs import (
     num_attention_heads,
     num_chunked_layers,
     num_hidden_layers,
+    num_indexer_layers,
     num_sliding_layers,
     prompt_tokens,
 )
@@ -28,6 +29,16 @@ from .inputs import sliding_window_kv as K
 from .linear_attention import GDN, num_linear_attention_layers
 from .params import attn_v_head_dim, params_lm_head_matmul, params_matmul, params_total, qk_head_dim
 from .sources import LECTURE, PREREQ, SHAPES
+from .sparse_attention import (
+    DSA,
+    HF_DSA,
+    index_selected_tokens,
+    index_topk,
+    indexer_flops_decode,
+    indexer_flops_per_scored_token,
+    selected_prefill,
+)
+from .sparse_attention import T as SPARSE_TOPIC
 from .vision import (
     MLLAMA,
     QWEN2_VL,
@@ -135,6 +146,16 @@ def visible_chunked_prefill(n):
     return whole_chunks * triangle(C) + triangle(n - C * whole_chunks)
 
 
+quantity(
+    "flops_attention_decode",
+    attn_flops_per_visible_token * visible_tokens(index_selected_tokens) + indexer_flops_decode,
+    F,
+    "Attention FLOPs of one decode token at context_tokens: the index_topk selected entries per layer, "
+    "plus the indexer scoring the whole context",
+    source=S42 + "; " + DSA,
+    topic=T,
+    when="dsa",
+)
 flops_attention_decode = quantity(
     "flops_attention_decode",
     attn_flops_per_visible_token * visible_tokens(context_tokens),
@@ -175,6 +196,33 @@ chunked_visible = quantity(
     "Visible tokens of one chunked-attention layer over the prompt's positions",
     source=S43,
     topic=T,
+)
+selected_visible = quantity(
+    "prefill_selected_tokens_layer",
+    selected_prefill(prefill_tokens),
+    "tokens",
+    "Entries one DSA layer's attention reads over the prompt's positions: sum of min(position, index_topk)",
+    source=DSA + " eq. (2)",
+    topic=SPARSE_TOPIC,
+    when="dsa",
+)
+indexer_flops_prefill = quantity(
+    "indexer_flops_prefill",
+    num_indexer_layers * indexer_flops_per_scored_token * triangle(prefill_tokens),
+    F,
+    "Indexer FLOPs of a prefill: each position scores every preceding token (causal) in every indexer layer",
+    source=DSA + "; " + HF_DSA,
+    topic=SPARSE_TOPIC,
+    when="dsa",
+)
+quantity(
+    "flops_prefill_attention",
+    attn_flops_per_visible_token * num_full_layers * selected_visible + indexer_flops_prefill,
+    F,
+    "Prefill attention FLOPs with DSA: index_topk entries per position and layer, plus the indexer",
+    source=S43 + "; " + DSA,
+    topic=T,
+    when="dsa",
 )
 flops_prefill_attention = quantity(
     "flops_prefill_attention",
@@ -238,6 +286,22 @@ quantity(
     "Decode FLOPs per token relative to 2 x total parameters",
     source=LECTURE + " §4.4",
     topic=T,
+)
+_dsa_per_token = attn_flops_per_visible_token * num_full_layers  # attention per selected entry
+_indexer_per_token = indexer_flops_per_scored_token * num_indexer_layers
+_below_topk = 2 * params_matmul / (_dsa_per_token + _indexer_per_token)
+quantity(
+    "context_attention_equals_rest",
+    Piecewise(
+        (_below_topk, _below_topk <= index_topk),
+        ((2 * params_matmul - _dsa_per_token * index_topk) / _indexer_per_token, True),
+    ),
+    "tokens",
+    "Context at which attention FLOPs (index_topk entries a layer, the indexer over the whole "
+    "context) equal all the rest",
+    source=S42 + "; " + DSA,
+    topic=T,
+    when="dsa",
 )
 quantity(
     "context_attention_equals_rest",

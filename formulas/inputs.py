@@ -180,6 +180,28 @@ qk_rope_head_dim = model_input(
     "qk_rope_head_dim", "elements", "MLA decoupled RoPE key width (shared by all heads)", default=0
 )
 v_head_dim = model_input("v_head_dim", "elements", "MLA per-head value width", default=0)
+# DeepSeek Sparse Attention (DSA): the lightning indexer and its top-k (formulas/sparse_attention.py)
+DSA = "HF config.json (DeepSeek-V3.2 / GLM-5 DSA indexer)"
+index_topk = model_input(
+    "index_topk",
+    "tokens",
+    "DSA: tokens each query attends to, chosen by the indexer (0: dense)",
+    source=DSA,
+    default=0,
+)
+index_n_heads = model_input(
+    "index_n_heads", "heads", "DSA: lightning-indexer heads H^I", source=DSA, default=0
+)
+index_head_dim = model_input(
+    "index_head_dim", "elements", "DSA: width of one indexer query/key head d^I", source=DSA, default=0
+)
+num_indexer_layers = model_input(
+    "num_indexer_layers",
+    "layers",
+    "DSA: layers running their own indexer (GLM's 'shared' layers reuse the previous one's top-k)",
+    source=DSA + "; transformers GlmMoeDsaConfig.indexer_types",
+    default=0,
+)
 
 # architecture variants (which form applies): ledgerbuild/variants.py
 
@@ -462,6 +484,11 @@ spec_draft_cost = scenario_input(
 )
 
 
+def bits_per_element(element_bits, scale_bits, block_size):
+    """Storage bits per element of a block-scaled format (OCP MX v1.0 §5)."""
+    return element_bits + scale_bits / block_size
+
+
 def format_lookups(part: str, key: str) -> tuple[sp.Symbol, sp.Symbol, sp.Symbol]:
     """(element bits, scale + zero-point bits per block, block size) of the format `key` names."""
     src = "dtype table (OCP MX v1.0; NVIDIA NVFP4; OFP8)"
@@ -500,7 +527,33 @@ weight_row_block_elements = lookup_input(
 embedding_format = format_lookups("embedding", "embedding_dtype")
 lm_head_format = format_lookups("lm_head", "lm_head_dtype")
 expert_format = format_lookups("expert", "expert_dtype")
-kv_format = format_lookups("kv", "kv_dtype")
+
+
+def cache_format_lookups(part: str, key: str) -> tuple:
+    """A cached tensor's format (KV, indexer keys): quantised per token, so a format whose
+    weights share a scale per 2-D block (fp8-b128: 128 x 128) shares it per row tile
+    (1 x 128, DeepSeek-V3 §3.3.2) here; other formats as format_lookups."""
+    bits, scale_bits, block_size = format_lookups(part, key)
+    row_block = lookup_input(
+        f"{part}_row_block_elements",
+        "elements",
+        f"Elements of one {part} row tile sharing a scale (0: block_size)",
+        key=key,
+        column="row_block_elements",
+        source="dtype table (DeepSeek-V3 §3.3.2: 1 x 128 tiles)",
+    )
+    return bits, scale_bits, sp.Piecewise((row_block, row_block > 0), (block_size, True))
+
+
+kv_format = cache_format_lookups("kv", "kv_dtype")
+key_input(
+    "indexer_kv_dtype",
+    "Precision of the DSA indexer's cached keys (DeepSeek's reference: FP8 with an FP32 scale per 128)",
+    table="dtypes",
+    default="fp8-b128",
+    source="deepseek-ai/DeepSeek-V3.2-Exp inference/model.py (Indexer k_cache, k_scale_cache)",
+)
+indexer_kv_format = cache_format_lookups("indexer_kv", "indexer_kv_dtype")
 key_input(
     "rope_method",
     "RoPE scaling to apply (model: the config's own rope_scaling)",

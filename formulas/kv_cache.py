@@ -26,6 +26,7 @@ from .inputs import (
 from .linear_attention import GDN, linear_attention_state_elements_per_layer, num_linear_attention_layers
 from .numerics import kv_dtype_bytes
 from .sources import DEEPSEEK_V2, LECTURE
+from .sparse_attention import DSA, REF, index_selected_tokens, indexer_kv_bytes_per_token
 from .vision import MLLAMA, QWEN2_VL, image_tokens, num_cross_attention_layers, vision_inputs_per_request
 from .vision import T as VISION_TOPIC
 
@@ -64,6 +65,15 @@ kv_bytes_per_token_layer = quantity(
 )
 kv_bytes_per_token = quantity(
     "kv_bytes_per_token",
+    num_hidden_layers * kv_bytes_per_token_layer + indexer_kv_bytes_per_token,
+    B,
+    "KV bytes per token over all layers, the DSA indexer's keys included",
+    source=S51 + "; " + REF,
+    topic=T,
+    when="dsa",
+)
+quantity(
+    "kv_bytes_per_token",
     (num_hidden_layers - num_cross_attention_layers) * kv_bytes_per_token_layer,
     B,
     "KV bytes per token over the self-attention layers (no window caps)",
@@ -93,6 +103,11 @@ quantity(
 def kv_bytes_at(tokens):
     """KV bytes of one sequence of `tokens`, windowed layers capped at their window."""
     return kv_bytes_per_token_layer * visible_tokens(tokens)
+
+
+def dsa_kv_bytes_at(tokens):
+    """KV bytes of one sequence of `tokens` in a DSA model: the MLA latents and the indexer keys."""
+    return kv_bytes_at(tokens) + indexer_kv_bytes_per_token * tokens
 
 
 linear_state_bytes = quantity(
@@ -133,6 +148,15 @@ kv_bytes_per_request = quantity(
 )
 quantity(
     "kv_bytes_per_request",
+    dsa_kv_bytes_at(prefill_tokens + output_tokens),
+    B,
+    "KV bytes one request holds at its end, the indexer keys included",
+    source=LECTURE + " §6.1; " + REF,
+    topic=T,
+    when="dsa",
+)
+quantity(
+    "kv_bytes_per_request",
     kv_bytes_at(prefill_tokens + output_tokens) + linear_state_bytes,
     B,
     "KV bytes one request holds at its end, with its linear layers' fixed state",
@@ -148,6 +172,15 @@ quantity(
     source=LECTURE + " §6.1",
     topic=T,
 )
+quantity(
+    "kv_bytes_at_context",
+    dsa_kv_bytes_at(context_tokens),
+    B,
+    "KV bytes of one sequence at context_tokens, the indexer keys included",
+    source=S51 + "; " + REF,
+    topic=T,
+    when="dsa",
+)
 kv_bytes_at_context = quantity(
     "kv_bytes_at_context",
     kv_bytes_at(context_tokens),
@@ -156,11 +189,38 @@ kv_bytes_at_context = quantity(
     source=S51,
     topic=T,
 )
+quantity(
+    "kv_bytes_prompt",
+    dsa_kv_bytes_at(prefill_tokens),
+    B,
+    "KV bytes written by a prefill of prefill_tokens, the indexer keys included",
+    source=S51 + "; " + REF,
+    topic=T,
+    when="dsa",
+)
 kv_bytes_prompt = quantity(
     "kv_bytes_prompt",
     kv_bytes_at(prefill_tokens),
     B,
     "KV bytes written by a prefill of prefill_tokens",
+    source=S51,
+    topic=T,
+)
+quantity(
+    "kv_bytes_read_decode",
+    kv_bytes_at(index_selected_tokens) + indexer_kv_bytes_per_token * context_tokens,
+    B,
+    "KV bytes one sequence's decode step reads: the index_topk selected entries per layer and every "
+    "cached indexer key",
+    source=DSA + " eq. (2); " + REF,
+    topic=T,
+    when="dsa",
+)
+kv_bytes_read_decode = quantity(
+    "kv_bytes_read_decode",
+    kv_bytes_at_context,
+    B,
+    "KV bytes one sequence's decode step reads: its whole cache at context_tokens",
     source=S51,
     topic=T,
 )

@@ -42,7 +42,7 @@ from .inputs import (
     step_overhead_s,
     underflow_exponent,
 )
-from .kv_cache import kv_bytes_at_context, kv_bytes_prompt
+from .kv_cache import kv_bytes_prompt, kv_bytes_read_decode
 from .memory import (
     gpu_count,
     kv_share_per_gpu,
@@ -217,7 +217,7 @@ def decode_step(prefix, batch, source, sequences=None):
     sequences = batch if sequences is None else sequences
     unread = experts_unread(f"{prefix}_experts_unread_bytes", batch, "this decode step", S62)
     weights_read = weights_read_per_gpu(unread)
-    kv_read = sequences * kv_bytes_at_context * kv_share_per_gpu
+    kv_read = sequences * kv_bytes_read_decode * kv_share_per_gpu
     step_bytes = quantity(
         f"{prefix}_bytes_per_gpu",
         weights_read + kv_read,

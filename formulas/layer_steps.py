@@ -7,6 +7,9 @@ once per step; KV bytes are written (prefill, projections) or read (decode, atte
 Shortcuts: a full-attention layer; the MLP is the per-layer average (MoE: the active experts
 for decode, all experts for prefill); activations are fused (no HBM traffic), as in seeds/001.
 Attention FLOPs are causal (the lecture §4.3); seeds/001's table counts the full S x S square.
+A DSA layer (formulas/sparse_attention.py) attends to min(position, index_topk) entries and
+runs its lightning indexer beside: the indexer's projections, its scoring over the whole
+context and its key reads count in the attention step (the layer is taken to have an indexer).
 """
 
 from ledgerbuild.ledger import quantity
@@ -24,6 +27,14 @@ from .kv_cache import kv_bytes_per_token_layer
 from .numerics import weight_dtype_bytes
 from .params import attn_v_head_dim, matmul_attn_layer, matmul_mlp, params_mlp
 from .sources import SHAPES
+from .sparse_attention import (
+    DSA,
+    index_selected_tokens,
+    indexer_flops_per_scored_token,
+    indexer_kv_bytes_per_token_layer,
+    matmul_indexer_layer,
+    selected_prefill,
+)
 
 T = "layer_steps"
 SRC = SHAPES + " (per-layer sub-steps)"
@@ -71,6 +82,22 @@ STEPS = {  # step: (prefill FLOPs, decode FLOPs, prefill bytes, decode bytes)
         matmul_mlp / num_hidden_layers * weight_dtype_bytes,
     ),
 }
+INDEXER_WEIGHTS = matmul_indexer_layer * weight_dtype_bytes
+DSA_ATTENTION = (  # the attention step of a DSA layer: selected entries, the indexer beside
+    attn_flops_per_visible_token * selected_prefill(prompt_tokens)
+    + indexer_flops_per_scored_token * triangle(prompt_tokens)
+    + 2 * prompt_tokens * matmul_indexer_layer,
+    batch_size
+    * (
+        attn_flops_per_visible_token * index_selected_tokens
+        + indexer_flops_per_scored_token * context_tokens
+        + 2 * matmul_indexer_layer
+    ),
+    prompt_tokens * (kv_bytes_per_token_layer + indexer_kv_bytes_per_token_layer) + INDEXER_WEIGHTS,
+    batch_size
+    * (index_selected_tokens * kv_bytes_per_token_layer + context_tokens * indexer_kv_bytes_per_token_layer)
+    + INDEXER_WEIGHTS,
+)
 WHAT = {
     "qkv": "QKV projection",
     "attention": "attention (QK^T, softmax, x V)",
@@ -81,6 +108,19 @@ WHAT = {
 for phase, (fi, bi) in (("prefill", (0, 2)), ("decode", (1, 3))):
     flops = bytes_ = 0
     for step, exprs in STEPS.items():
+        if step == "attention":
+            for i, unit in ((fi, "FLOP"), (bi, "bytes")):
+                kind = "flops" if unit == "FLOP" else "bytes"
+                quantity(
+                    f"layer_attention_{kind}_{phase}",
+                    DSA_ATTENTION[i],
+                    unit,
+                    f"attention with DSA (index_topk entries, the indexer's projections, scores and keys): "
+                    f"{'FLOPs' if unit == 'FLOP' else 'HBM bytes'} in one layer, {phase}",
+                    source=SRC + "; " + DSA,
+                    topic=T,
+                    when="dsa",
+                )
         f = quantity(
             f"layer_{step}_flops_{phase}",
             exprs[fi],

@@ -19,6 +19,7 @@ from ledgerbuild.ledger import quantity
 from .inputs import (
     bf16_flops_per_s,
     bits_per_byte,
+    bits_per_element,
     embedding_format,
     expert_format,
     fp4_flops_per_s,
@@ -38,11 +39,6 @@ from .sources import DEEPSEEK_V3, MX, PREREQ
 
 T = "numerics"
 BITS = "bits"
-
-
-def bits_per_element(element_bits, scale_bits, block_size):
-    """Storage bits per element of a block-scaled format (OCP MX v1.0 §5)."""
-    return element_bits + scale_bits / block_size
 
 
 weight_bits_per_param = quantity(

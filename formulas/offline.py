@@ -36,7 +36,7 @@ from .inputs import (
     seconds_per_hour,
     tokens_per_million,
 )
-from .kv_cache import kv_bytes_at_context
+from .kv_cache import kv_bytes_read_decode
 from .latency import (
     experts_unread,
     link_time,
@@ -92,7 +92,7 @@ unread = experts_unread(
 weights_read = weights_read_per_gpu(unread)
 step_bytes = quantity(
     "offline_bytes_per_gpu",
-    weights_read + micro_batch * kv_bytes_at_context * kv_share_per_gpu,
+    weights_read + micro_batch * kv_bytes_read_decode * kv_share_per_gpu,
     "bytes",
     "HBM bytes one GPU reads in a stage step (weights, the micro-batch's KV)",
     source=SRC,

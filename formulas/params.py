@@ -23,6 +23,7 @@ from .inputs import (
     n_shared_experts,
     norms_per_layer,
     num_experts_per_tok,
+    num_indexer_layers,
     o_bias,
     q_lora_rank,
     qk_nope_head_dim,
@@ -47,6 +48,7 @@ from .linear_attention import (
     shared_expert_gate,
 )
 from .sources import DEEPSEEK_V2, HF, LECTURE
+from .sparse_attention import HF_DSA, matmul_indexer_layer, params_indexer
 from .vision import embedding_extra_rows, num_cross_attention_layers, params_connector, params_vision
 from .vq_tokenizer import params_vq_tokenizer
 
@@ -341,6 +343,16 @@ quantity(
 )
 quantity(
     "params_total",
+    LANGUAGE + params_indexer,
+    P,
+    "Total parameters: MLA blocks, their lightning indexers (DSA)",
+    source=S31 + "; " + HF_DSA,
+    topic=T,
+    integer=True,
+    when="dsa",
+)
+quantity(
+    "params_total",
     HYBRID,
     P,
     "Total parameters: full-attention and linear-attention layers",
@@ -483,6 +495,16 @@ quantity(
     topic=T,
     integer=True,
     when="hybrid",
+)
+quantity(
+    "params_matmul",
+    L * matmul_attn_layer + num_indexer_layers * matmul_indexer_layer + matmul_mlp + params_lm_head_matmul,
+    P,
+    "Active parameters in matrix multiplications per token, the lightning indexers' included",
+    source=LECTURE + " §4.4; " + HF_DSA,
+    topic=T,
+    integer=True,
+    when="dsa",
 )
 params_matmul = quantity(
     "params_matmul",

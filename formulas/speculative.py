@@ -53,6 +53,7 @@ from .params import (
 )
 from .roofline import ridge_effective, ridge_point
 from .sources import CHEN, DEEPSEEK_V3_MTP, LECTURE, LEVIATHAN
+from .sparse_attention import params_indexer_layer
 
 T = "speculative"
 X = "x"  # a speedup factor
@@ -154,20 +155,17 @@ quantity(
 
 # --- multi-token prediction (DeepSeek-V3) -------------------------------------------------
 MTP_EXTRA = 3 * d + 2 * d * d  # enorm, hnorm, the head's norm; eh_proj (2d -> d)
+MOE_BLOCK = params_attn_layer + params_router + params_shared_experts + norms_per_layer * d
 for when, block, block_active in (
+    # DSA: the MTP block is a decoder layer of the model's own config, so it carries a lightning
+    # indexer too (vllm/model_executor/models/deepseek_mtp.py: mtp_block = DeepseekV2DecoderLayer;
+    # weight maps of V3.2 list model.layers.61.self_attn.indexer.*); every DSA model's block is MoE
     (
-        "moe",
-        params_attn_layer
-        + params_router
-        + n_routed_experts * params_expert
-        + params_shared_experts
-        + norms_per_layer * d,
-        params_attn_layer
-        + params_router
-        + num_experts_per_tok * params_expert
-        + params_shared_experts
-        + norms_per_layer * d,
+        "dsa",
+        MOE_BLOCK + n_routed_experts * params_expert + params_indexer_layer,
+        MOE_BLOCK + num_experts_per_tok * params_expert + params_indexer_layer,
     ),
+    ("moe", MOE_BLOCK + n_routed_experts * params_expert, MOE_BLOCK + num_experts_per_tok * params_expert),
     (
         "dense",
         params_attn_layer + params_dense_mlp_layer + norms_per_layer * d,

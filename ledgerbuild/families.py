@@ -33,6 +33,7 @@ class Family:
     # (ledger field -> the config key that stands in for it)
     mtp: str = "num_nextn_predict_layers"
     stand_ins: dict = field(default_factory=dict)
+    dsa: bool = False  # DeepSeek Sparse Attention: a lightning indexer per layer (or shared, GLM)
 
 
 _MIXTRAL_MOE = {
@@ -92,6 +93,10 @@ FAMILIES: dict[str, Family] = {
         pattern="qwen3_next",
         linear=True,
     ),
+    # DeepSeek-V3.2 and GLM-5: DeepSeek-V3's MLA + MoE with a lightning indexer (DSA);
+    # transformers 5.23.0 DeepseekV32ForCausalLM, GlmMoeDsaForCausalLM
+    "deepseek_v32": Family("DeepseekV32ForCausalLM", moe=_DEEPSEEK_MOE, mla=True, dsa=True),
+    "glm_moe_dsa": Family("GlmMoeDsaForCausalLM", moe=_DEEPSEEK_MOE, mla=True, dsa=True),
     "llama4_text": Family(
         "Llama4ForCausalLM",
         moe={**_MIXTRAL_MOE, "n_shared_experts": 1},
@@ -328,9 +333,41 @@ def _linear_fields(config: dict, layers: int) -> dict:
     return fields
 
 
+DSA = ["index_topk", "index_n_heads", "index_head_dim"]
+
+
+def _indexer_layers(config: dict, layers: int) -> int:
+    """Layers with their own indexer: indexer_types ("full" / "shared"), index_topk_pattern
+    ("F" / "S"), or GLM's index_topk_freq / index_skip_topk_offset rule (transformers
+    GlmMoeDsaConfig.__post_init__); every layer when the config states none of them."""
+    types = config.get("indexer_types")
+    pattern = config.get("index_topk_pattern")
+    if types is None and isinstance(pattern, (str, list)):
+        types = [{"F": "full", "S": "shared"}.get(ch, ch) if isinstance(ch, str) else ch for ch in pattern]
+    if types is not None:
+        if (
+            not isinstance(types, list)
+            or len(types) != layers
+            or any(t not in ("full", "shared") for t in types)
+        ):
+            raise LedgerError(f"field indexer_types: expected {layers} entries of 'full' or 'shared'")
+        return sum(t == "full" for t in types)
+    freq = max(count(config, "index_topk_freq", default=1), 1)
+    offset = count(config, "index_skip_topk_offset", default=2)
+    return sum(max(i - offset + 1, 0) % freq == 0 for i in range(layers))
+
+
+def _dsa_fields(config: dict, layers: int) -> dict:
+    """DeepSeek Sparse Attention: the indexer's top-k, heads and width; its layers."""
+    fields = {k: count(config, k, lo=1) for k in DSA}
+    fields["num_indexer_layers"] = _indexer_layers(config, layers)
+    return fields
+
+
 def missing_fields(config: dict, family: Family) -> list[str]:
     config = _with_stand_ins(config, family)
     need = REQUIRED + list(family.moe.values()) + (MLA_REQUIRED if family.mla else [])
+    need += DSA if family.dsa else []
     need = [k for k in need if isinstance(k, str)]
     return [k for k in dict.fromkeys(need) if config.get(k) is None]
 
@@ -389,6 +426,8 @@ def _text_fields(config: dict, layer_counts: dict | None) -> dict:
     fields["num_chunked_layers"] = counts.get("chunked", 0)
     if family.linear:
         fields.update(_linear_fields(c, counts.get("linear", 0)))
+    if family.dsa:
+        fields.update(_dsa_fields(c, n_layers))
     fields["attention_chunk_size"] = (
         count(c, "attention_chunk_size", default=0) if fields["num_chunked_layers"] else 0
     )

@@ -28,6 +28,8 @@ VARIANTS: dict[str, Callable[[dict], bool]] = {
     "qk_norm": lambda f: f.get("qk_norm", 0) == 1,
     # q/k norms over all heads' width (MiniMax-M2) rather than one head's
     "qk_norm_all_heads": lambda f: f.get("qk_norm_all_heads", 0) == 1 and f.get("kv_lora_rank", 0) == 0,
+    # DeepSeek Sparse Attention: a lightning indexer picks index_topk tokens (formulas/sparse_attention.py)
+    "dsa": lambda f: f.get("index_topk", 0) > 0,
     # multimodal: the connector (formulas/vision.py, formulas/audio.py)
     "text": lambda f: _connector(f) == 0,
     "multimodal": lambda f: _connector(f) > 0,
