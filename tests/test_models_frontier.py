@@ -118,3 +118,16 @@ def test_unreadable_fields_are_one_line_errors(tmp_path, command, case):
     text = result.output.strip()
     assert text.startswith("error:") and "\n" not in text and "Traceback" not in text
     assert path in text and fragment in text, text
+
+
+def test_readme_model_table_lists_every_catalog_model():
+    """The README's model catalog has one row per models/*.yaml, with its sources."""
+    from pathlib import Path
+
+    from ledgerbuild import catalog
+
+    text = (Path(__file__).parents[1] / "README.md").read_text()
+    table = text[text.index("| id | HF repo | published total / active |") :].split("\n\n")[0]
+    listed = [line.split("|")[1].strip().strip("`") for line in table.splitlines()[2:]]
+    assert sorted(listed) == sorted(catalog.models())
+    assert all("http" in line for line in table.splitlines()[2:])  # every row names its sources
