@@ -92,7 +92,10 @@ def sample_rejection_batch(probs2d: np.ndarray, top_p: float, rng) -> tuple[np.n
     Row by row, each round draws a token by inverse CDF over block sums (one read of the row,
     then a cumulative sum inside one block of ~sqrt(V) tokens, instead of a cumulative sum
     written over the whole row), and accepts it when the tokens more likely than it hold less
-    than top_p (a dot product of the row with their mask).
+    than top_p: a compare and a sum of the tokens it selects, which numpy does in this thread.
+    Not a BLAS `dot` with the mask: BLAS splits a 128,256-long dot across its threads, and on a
+    busy machine waits for cores it cannot get (81x one read of the matrix measured at load
+    8-10, against 4x idle); no BLAS call, so the caller's BLAS threads are left as they are.
     """
     n, vocab = probs2d.shape
     starts = np.arange(0, vocab, max(1, math.isqrt(vocab)))
@@ -109,7 +112,7 @@ def sample_rejection_batch(probs2d: np.ndarray, top_p: float, rng) -> tuple[np.n
             j = _draw(row if pivot == 0.0 else np.where(row > pivot, row, 0.0), u[used], starts)
             used += 1
             pj = row[j]
-            if np.dot(row, row > pj) < top_p:
+            if row[row > pj].sum() < top_p:
                 tokens[r] = j
                 break
             pivot = pj
