@@ -69,7 +69,7 @@ class Tokenizer:
         """Merge the adjacent pair of lowest rank (the leftmost of equals), again and again. The
         ranks of the pairs are looked up once, then only the two beside each merge again."""
         get, none = self._rank.get, _NO_MERGE
-        ranks = list(map(get, zip(ids, ids[1:]), repeat(none)))
+        ranks = list(map(get, zip(ids, ids[1:], strict=False), repeat(none)))
         while ranks:
             rank = min(ranks)
             if rank == none:

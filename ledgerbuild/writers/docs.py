@@ -385,7 +385,8 @@ def _model_documents(start: int, stop: int, progress: bool = False) -> int:
     assert _DOCS is not None
     inputs, results, refs, envs, figure_names, sets, out = _DOCS
     written = 0
-    for result, ref in progress_bar(list(zip(results, refs))[start:stop], progress, "writing documents"):
+    rows = list(zip(results, refs, strict=True))[start:stop]
+    for result, ref in progress_bar(rows, progress, "writing documents"):
         if result.model_id in figure_names:
             written += len(model_figure(result, sets, out, ref))
         context = model_context(inputs, result, figure_names.get(result.model_id, []))
