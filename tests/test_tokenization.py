@@ -250,3 +250,16 @@ def test_ids_equal_tiktoken_on_hostile_whitespace(trained_and_tiktoken, text):
     # stricter than the ids (a split no merge crosses leaves them equal): the pre-tokens of the
     # chunks are those of the whole text
     assert [p for c in _CHUNK.findall(text) for p in _SPLIT.findall(c)] == _SPLIT.findall(text)
+
+
+def test_encode_caches_are_bounded_and_ids_unchanged(monkeypatch, trained_and_tiktoken):
+    """Past the bound the caches are emptied before a text's new chunks go in; ids stay
+    tiktoken's."""
+    from ledgerbuild.sim import bpe
+
+    tok, enc = trained_and_tiktoken
+    fresh = bpe.Tokenizer(tok.merges)
+    monkeypatch.setattr(bpe, "_CACHE_LIMIT", 50)
+    for part in (corpus()[:3000], corpus()[3000:6000], corpus()[:3000]):
+        assert fresh.encode(part) == enc.encode_ordinary(part)
+        assert len(fresh._chunks) <= max(50, len(set(bpe._CHUNK.findall(part))))

@@ -90,7 +90,9 @@ class Tokenizer:
         known = self._chunks
         new = set(chunks).difference(known)
         if len(known) + len(new) > _CACHE_LIMIT:  # bounded: a long text of new words
-            known.clear(), self._pieces.clear()
+            known.clear()
+            self._pieces.clear()
+            new = set(chunks)
         for chunk in new:
             known[chunk] = self._encode_chunk(chunk)
         return list(chain.from_iterable(map(known.__getitem__, chunks)))
