@@ -10,14 +10,24 @@
 3. `ledgerbuild xlsx --models all` as a whole process, and the file size; `xlsx --models DIR`
    with 1,000 model files (the catalog's models renamed in turn), time and peak memory of the
    process and of its workers.
-4. Sort-based vs sorting-free (rejection) top-p sampling at a vocabulary of 128,256.
-5. BPE training against HF tokenizers; incremental against full re-decode.
-6. `ledgerbuild docs` for all models, with and without plots.
-Machines here are shared and noisy: read the medians, and the ratios more than the seconds.
+4. The simulations (bench_sim.py): top-p by rejection at a vocabulary of 128,256, idle and on
+   busy cores, as multiples of one read of the matrix; BPE training against HF tokenizers and
+   encoding against tiktoken on the same merges; incremental against full re-decode.
+5. `ledgerbuild docs` for all models, with and without plots.
+6. The planning commands (`frontier`, `plan`) as whole processes against `python -c "import
+   numpy"`, where this version has them.
+Every process starts in a folder of its own, so it imports the package this interpreter
+imports (the installed one), never a source tree in the current directory: `python -m` and
+`python -c` put the current directory first on sys.path, and a clone's root holds `ledgerbuild/`
+without its `formulas` (setuptools maps that folder into the package). Runs from the clone's
+root and from anywhere else alike. Machines here are shared and noisy: read the medians, and
+the ratios more than the seconds.
 """
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import statistics
 import subprocess
 import sys
@@ -27,10 +37,42 @@ import time
 from pathlib import Path
 
 import numpy as np
+from bench_sim import sampling_benchmark, tokenization_benchmark  # beside this file
+
+_WORKDIR: list[str] = []  # the empty folder every process starts in (made on first use)
+
+
+def workdir() -> str:
+    if not _WORKDIR:
+        folder = tempfile.mkdtemp(prefix="ledgerbuild-bench-")
+        atexit.register(shutil.rmtree, folder, True)
+        _WORKDIR.append(folder)
+    return _WORKDIR[0]
+
+
+def cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "ledgerbuild.cli", *args]
 
 
 def whole_process(args: list[str], runs: int) -> float:
-    return statistics.median(timed([sys.executable, "-m", "ledgerbuild.cli", *args]) for _ in range(runs))
+    return statistics.median(timed(cli(*args)) for _ in range(runs))
+
+
+def same_package() -> None:
+    """The processes import the package this one measures in process, or the figures mix two."""
+    import ledgerbuild
+
+    where = subprocess.run(
+        [sys.executable, "-c", "import ledgerbuild; print(ledgerbuild.__file__)"],
+        cwd=workdir(),
+        capture_output=True,
+        text=True,
+    )
+    if where.returncode != 0 or Path(where.stdout.strip()) != Path(ledgerbuild.__file__):
+        raise SystemExit(
+            f"the benchmark's processes import {where.stdout.strip() or where.stderr.strip()[-200:]}, "
+            f"this interpreter {ledgerbuild.__file__}: install the package (pip install -e .)"
+        )
 
 
 def timed(command: list[str]) -> float:
@@ -38,7 +80,9 @@ def timed(command: list[str]) -> float:
     a benchmark that never ends); subprocess's own timeout would poll the child with sleeps of
     up to 50 ms and add them to the figure."""
     start = time.perf_counter()
-    with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as process:
+    with subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=workdir()
+    ) as process:
         watchdog = threading.Timer(300, process.kill)
         watchdog.start()
         code = process.wait()
@@ -58,16 +102,7 @@ PEER = [  # llm-analysis 0.2.2: Llama-2-7B from its bundled configs, A100 80 GB,
 
 def show_benchmark(runs: int = 9) -> None:
     """ledgerbuild show against llm-analysis's CLI, interleaved; in-process evaluate()."""
-    ours_cmd = [
-        sys.executable,
-        "-m",
-        "ledgerbuild.cli",
-        "show",
-        "llama-2-7b",
-        "--gpu",
-        "a100-80gb-sxm",
-        "--json",
-    ]
+    ours_cmd = cli("show", "llama-2-7b", "--gpu", "a100-80gb-sxm", "--json")
     with tempfile.TemporaryDirectory() as tmp:
         venv = Path(tmp) / "peer"
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
@@ -117,6 +152,38 @@ def show_benchmark(runs: int = 9) -> None:
         f"evaluate() of every quantity in process: floats {floats * 1e3:.2f} ms, exact "
         f"(Fractions) {exact * 1e3:.2f} ms (target for floats: 0.1 ms)"
     )
+
+
+# --- planning commands (issue 32 item 1; the commands come from branch `plan`) -------------
+PLANNING = {
+    "frontier": ["frontier", "llama-3-8b", "--gpu", "h100-sxm", "--json"],
+    "plan": [
+        "plan", "llama-3-8b", "--gpu", "h100-sxm,a100-80gb-sxm,l40s", "--requests-per-day", "1000000",
+        "--json",
+    ],
+}  # fmt: skip
+
+
+def planning_benchmark(runs: int = 7) -> None:
+    """`frontier` and a three-GPU `plan` as whole processes, interleaved with `python -c "import
+    numpy"` (target within 3x); a command this version lacks is skipped with a note."""
+    for name, args in PLANNING.items():
+        probe = subprocess.run(cli(name, "--help"), cwd=workdir(), capture_output=True)
+        if probe.returncode != 0:
+            print(f"{name}: no such command in this version, skipped (issue 32 times it where it exists)")
+            continue
+        ours, floor = [], []
+        for _ in range(runs):
+            ours.append(timed(cli(*args)))
+            floor.append(timed([sys.executable, "-c", "import numpy"]))
+        o, f = statistics.median(ours), statistics.median(floor)
+        print(
+            f'{" ".join(args)}, whole process: median {o:.2f} s = {o / f:.1f}x `python -c "import '
+            f'numpy"` ({f:.2f} s; target 3x), {runs} interleaved runs'
+        )
+
+
+# --- end of the planning commands --------------------------------------------------------
 
 
 def _timed_call(fn) -> float:
@@ -171,7 +238,9 @@ def main() -> None:
     # bytecode as `pip install` leaves it: a checkout run with PYTHONDONTWRITEBYTECODE would
     # compile each edited module again in every timed process (~13 ms of `show`)
     compileall.compile_dir(Path(ledgerbuild.__file__).parent, quiet=1)
+    same_package()
     show_benchmark()
+    planning_benchmark()
     sweep_benchmark()
     sampling_benchmark()
     tokenization_benchmark()
@@ -224,9 +293,9 @@ def thousand_models_benchmark(count: int = 1000) -> None:
             entry["id"], entry["name"] = f"{entry['id']}-v{i:04d}", f"{entry['name']} v{i}"
             (folder / f"{entry['id']}.yaml").write_text(yaml.safe_dump(entry, sort_keys=False))
         path = Path(tmp) / "ledger.xlsx"
-        command = [sys.executable, "-m", "ledgerbuild.cli", "xlsx", "--models", str(folder), "-o", str(path)]
+        command = cli("xlsx", "--models", str(folder), "-o", str(path))
         start = time.perf_counter()
-        build = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+        build = subprocess.Popen(command, stdout=subprocess.DEVNULL, cwd=workdir())
         peak = 0
         while build.poll() is None:
             peak = max(peak, sum(_pss_kib(pid) for pid in _process_tree(build.pid)))
@@ -263,86 +332,6 @@ def _pss_kib(pid: int) -> int:
     except OSError:
         pass
     return 0
-
-
-def sampling_benchmark() -> None:
-    """Sort-based top-p vs rejection top-p in numpy, vocabulary 128,256."""
-    from ledgerbuild.sim.rejection import sample_rejection_batch, sample_top_p_sorted
-
-    rng = np.random.default_rng(0)
-    for batch in (1, 64, 256):
-        logits = rng.normal(size=(batch, 128_256)) * 2
-        probs = np.exp(logits - logits.max(1, keepdims=True))
-        probs /= probs.sum(1, keepdims=True)
-        sort_t, rej_t, rounds, read_t = [], [], [], []
-        for _ in range(3):
-            start = time.perf_counter()
-            probs.sum()  # the floor: one read of the matrix
-            read_t.append(time.perf_counter() - start)
-            start = time.perf_counter()
-            sample_top_p_sorted(probs, 0.9, rng)
-            sort_t.append(time.perf_counter() - start)
-            start = time.perf_counter()
-            rounds.append(sample_rejection_batch(probs, 0.9, rng)[1])
-            rej_t.append(time.perf_counter() - start)
-        s, r = statistics.median(sort_t), statistics.median(rej_t)
-        print(
-            f"top-p 0.9, vocab 128,256, batch {batch}: sort {s * 1e3:.1f} ms, rejection "
-            f"{r * 1e3:.1f} ms ({s / r:.1f}x), mean rounds {statistics.mean(rounds):.3f}; "
-            f"floor (one read) {statistics.median(read_t) * 1e3:.1f} ms"
-        )
-
-
-def tokenization_benchmark() -> None:
-    """BPE training vs HF tokenizers (1 MB, 1,000 merges); incremental vs full re-decode."""
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-
-    from ledgerbuild.sim.bpe import train
-    from ledgerbuild.sim.streaming import IncrementalDetokenizer, full_redecode
-    from ledgerbuild.sim.token_demos import corpus
-
-    text = (corpus() * (1_000_000 // len(corpus()) + 1))[:1_000_000]
-    text = "".join(f"{line} {i}\n" for i, line in enumerate(text.splitlines()))  # vary repeats
-    text = text.encode("utf-8")[:1_000_000].decode("utf-8", errors="ignore")  # 1 MB
-    start = time.perf_counter()
-    ours = train(text, 256 + 1000, tie_break="hf")
-    ours_t = time.perf_counter() - start
-    hf = Tokenizer(models.BPE())
-    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    trainer = trainers.BpeTrainer(
-        vocab_size=256 + 1000, show_progress=False, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
-    )
-    start = time.perf_counter()
-    hf.train_from_iterator([text], trainer)
-    hf_t = time.perf_counter() - start
-    print(
-        f"BPE training, {len(text.encode()) / 1e6:.2f} MB, 1,000 merges: ours {ours_t:.2f} s, "
-        f"HF tokenizers {hf_t:.2f} s ({ours_t / hf_t:.1f}x; target within 10x)"
-    )
-    start = time.perf_counter()
-    ours.encode(text)
-    ours_enc = time.perf_counter() - start
-    start = time.perf_counter()
-    hf.encode(text)
-    hf_enc = time.perf_counter() - start
-    print(
-        f"BPE encode, the same 1 MB: ours {ours_enc:.2f} s (pieces cached), HF tokenizers "
-        f"{hf_enc:.2f} s ({ours_enc / hf_enc:.1f}x; target within 2x)"
-    )
-    ids = (ours.encode(corpus()) * 20)[:10_000]
-    start = time.perf_counter()
-    _, work = full_redecode(ours.decode, ids)
-    full_t = time.perf_counter() - start
-    inc = IncrementalDetokenizer(ours.decode)
-    start = time.perf_counter()
-    for i in ids:
-        inc.step(i)
-    inc.flush()
-    inc_t = time.perf_counter() - start
-    print(
-        f"10,000-token stream: full re-decode {work:,} tokens decoded in {full_t:.2f} s; "
-        f"incremental {inc.decoded_tokens:,} in {inc_t:.3f} s ({full_t / inc_t:,.0f}x faster)"
-    )
 
 
 if __name__ == "__main__":

@@ -165,3 +165,30 @@ def test_batch_rejection_draws_the_truncated_distribution():
     got = np.bincount(tokens, minlength=len(probs)) / len(tokens)
     assert 0.5 * np.abs(got - want).sum() < 0.01 and rounds >= 1
     assert set(np.flatnonzero(got)) == set(np.flatnonzero(want))
+
+
+def test_batch_rejection_at_a_real_vocabulary_makes_no_blas_call(monkeypatch):
+    """Issue 32: at vocabulary 128,256 every token the batch sampler draws lies in the top-p
+    set (sorted by hand), and a round calls no BLAS routine (a BLAS dot split across threads a
+    busy machine cannot give measured 81x one read of the matrix); the BLAS entry points numpy
+    exposes fail if called."""
+    import numpy as np
+
+    from ledgerbuild.sim.rejection import sample_rejection_batch
+
+    rng = np.random.default_rng(3)
+    logits = rng.normal(size=(12, 128_256)) * 2
+    probs = np.exp(logits - logits.max(1, keepdims=True))
+    probs /= probs.sum(1, keepdims=True)
+
+    def no_blas(*args, **kwargs):
+        raise AssertionError("a BLAS call")
+
+    for name in ("dot", "vdot", "inner", "matmul", "tensordot", "einsum"):
+        monkeypatch.setattr(np, name, no_blas)
+    tokens = np.concatenate([sample_rejection_batch(probs, 0.9, rng)[0] for _ in range(5)])
+    monkeypatch.undo()
+    for row, token in zip(np.tile(probs, (5, 1)), tokens, strict=True):
+        order = np.argsort(-row, kind="stable")
+        keep = order[np.cumsum(row[order]) - row[order] < 0.9]
+        assert token in set(keep.tolist())

@@ -4,7 +4,7 @@ BPE training and for streaming detokenization on real GPT-2 ids, round trips, CL
 import json
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import models, pre_tokenizers, trainers
@@ -207,3 +207,59 @@ def test_encode_reuses_pieces_without_changing_ids():
     want = [i for p in _SPLIT.findall(text) for i in fresh._encode_piece(list(p.encode("utf-8")))]
     assert tok.encode(text) == want and tok.encode(text) == want
     assert len(tok._pieces) < len(_SPLIT.findall(text)) / 2  # the repeats were reused
+
+
+@pytest.fixture(scope="module")
+def trained_and_tiktoken():
+    """Our tokenizer trained on the shipped corpus, and tiktoken's Encoding built from the same
+    merges (mergeable_ranks: each token's bytes -> its id) and the same pre-tokenizer regex."""
+    import tiktoken
+
+    from ledgerbuild.sim.bpe import GPT2_PATTERN as OURS
+
+    tok = train(corpus(), 256 + 1000, tie_break="hf")
+    ranks = {t: i for i, t in enumerate(tok.vocab)}
+    assert len(ranks) == len(tok.vocab)  # no two merges make the same bytes
+    return tok, tiktoken.Encoding("same-merges", pat_str=OURS, mergeable_ranks=ranks, special_tokens={})
+
+
+HOSTILE = "ab 's'llt\t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u2003\u3000中字🚀1,.!"  # spaces regex and re disagree on
+
+
+def test_ids_equal_tiktoken_on_the_same_merges(trained_and_tiktoken):
+    """Issue 32: the ids of the 1 MB benchmark text's corpus, line-numbered, equal tiktoken's;
+    a fresh tokenizer (cold caches) and a second pass (warm) alike."""
+    tok, enc = trained_and_tiktoken
+    text = "".join(f"{line} {i}\n" for i, line in enumerate((corpus() * 3).splitlines()))
+    text += "  x  \n\n\t y \r\n" + HOSTILE * 3 + "   "
+    want = enc.encode_ordinary(text)
+    assert tok.encode(text) == want and tok.encode(text) == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(HOSTILE + "    \n"), max_size=60))
+@example("!\x1c, \x1f.")  # U+001C is whitespace to str.isspace, punctuation to the GPT-2 regex
+def test_ids_equal_tiktoken_on_hostile_whitespace(trained_and_tiktoken, text):
+    """Encode splits the text into chunks before pre-tokenizing (a piece starts at whitespace
+    after non-whitespace): runs of every kind of space, contractions and Unicode spaces the two
+    regex engines class differently give tiktoken's ids."""
+    from ledgerbuild.sim.bpe import _CHUNK, _SPLIT
+
+    tok, enc = trained_and_tiktoken
+    assert tok.encode(text) == enc.encode_ordinary(text)
+    # stricter than the ids (a split no merge crosses leaves them equal): the pre-tokens of the
+    # chunks are those of the whole text
+    assert [p for c in _CHUNK.findall(text) for p in _SPLIT.findall(c)] == _SPLIT.findall(text)
+
+
+def test_encode_caches_are_bounded_and_ids_unchanged(monkeypatch, trained_and_tiktoken):
+    """Past the bound the caches are emptied before a text's new chunks go in; ids stay
+    tiktoken's."""
+    from ledgerbuild.sim import bpe
+
+    tok, enc = trained_and_tiktoken
+    fresh = bpe.Tokenizer(tok.merges)
+    monkeypatch.setattr(bpe, "_CACHE_LIMIT", 50)
+    for part in (corpus()[:3000], corpus()[3000:6000], corpus()[:3000]):
+        assert fresh.encode(part) == enc.encode_ordinary(part)
+        assert len(fresh._chunks) <= max(50, len(set(bpe._CHUNK.findall(part))))

@@ -6,14 +6,19 @@ updated incrementally: only the words that contain the merged pair are rewritten
 with lazy invalidation finds the next pair. Ties: "first" takes the pair seen first; "hf" takes
 the smallest pair in HF `tokenizers`' own id order (bytes ranked by their ByteLevel character,
 then merges in creation order), so the merges equal HF's BpeTrainer. Encoding applies merges by
-rank inside each pre-token. Shortcut: no special tokens.
+rank inside each pre-token; the text is first cut into chunks no pre-token crosses (a word with
+the whitespace before it, found by the stdlib `re`), and each distinct chunk and piece is
+pre-tokenized and merged once (the ids equal tiktoken's on the same merges). Shortcut: no
+special tokens.
 """
 
 from __future__ import annotations
 
 import heapq
 import json
+import re
 from collections import Counter, defaultdict
+from itertools import chain, repeat
 from pathlib import Path
 
 import regex
@@ -23,6 +28,15 @@ from ..files import read_input, write_text
 
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 _SPLIT = regex.compile(GPT2_PATTERN)
+_NO_MERGE = 1 << 62  # the rank of a pair that is no merge
+# Chunks of text the pre-tokenizer never matches across: a piece starts at every whitespace
+# character that follows one that is not whitespace (only " ?X+" matches whitespace with more,
+# its one space in front; there is no lookbehind), and the lookahead of a piece inside a chunk
+# reads only the chunk. A chunk: whitespace, then other characters, up to the next space, tab,
+# CR, LF, VT or FF. Stdlib `re`, whose \S (not str.isspace) is never `regex`'s \s; its \s holds
+# U+001C-U+001F besides, and they (and other Unicode spaces) only lengthen a chunk.
+_CHUNK = re.compile(r"\s*\S*(?:[^\S \t\n\r\f\v]\s*\S*)*")
+_CACHE_LIMIT = 1 << 18  # chunks held before the caches are emptied
 
 
 def bytes_to_unicode() -> dict[int, str]:
@@ -49,26 +63,47 @@ class Tokenizer:
         self._id = {t: i for i, t in enumerate(self.vocab)}
         self._rank = {(self._id[a], self._id[b]): 256 + i for i, (a, b) in enumerate(self.merges)}
         self._pieces: dict[str, list[int]] = {}  # pre-tokenised piece -> its ids
+        self._chunks: dict[str, list[int]] = {}  # chunk of text -> its ids
 
     def _encode_piece(self, ids: list[int]) -> list[int]:
-        while len(ids) > 1:
-            pairs = [(self._rank.get(p, 1 << 62), i) for i, p in enumerate(zip(ids, ids[1:], strict=False))]
-            rank, i = min(pairs)
-            if rank == 1 << 62:
+        """Merge the adjacent pair of lowest rank (the leftmost of equals), again and again. The
+        ranks of the pairs are looked up once, then only the two beside each merge again."""
+        get, none = self._rank.get, _NO_MERGE
+        ranks = list(map(get, zip(ids, ids[1:], strict=False), repeat(none)))
+        while ranks:
+            rank = min(ranks)
+            if rank == none:
                 break
-            ids = ids[:i] + [rank] + ids[i + 2 :]
+            i = ranks.index(rank)
+            ids[i : i + 2] = (rank,)
+            del ranks[i]
+            if i < len(ranks):
+                ranks[i] = get((rank, ids[i + 1]), none)
+            if i:
+                ranks[i - 1] = get((ids[i - 1], rank), none)
         return ids
 
     def encode(self, text: str) -> list[int]:
-        """Merge each pre-tokenised piece; a piece seen before reuses its ids (text repeats
-        its words: about one piece in twenty is new)."""
-        out: list[int] = []
-        seen = self._pieces
-        for piece in _SPLIT.findall(text):
+        """The ids of each chunk of the text (see _CHUNK), each distinct chunk pre-tokenised and
+        merged once, each distinct piece merged once: text repeats its words."""
+        chunks = _CHUNK.findall(text)
+        known = self._chunks
+        new = set(chunks).difference(known)
+        if len(known) + len(new) > _CACHE_LIMIT:  # bounded: a long text of new words
+            known.clear()
+            self._pieces.clear()
+            new = set(chunks)
+        for chunk in new:
+            known[chunk] = self._encode_chunk(chunk)
+        return list(chain.from_iterable(map(known.__getitem__, chunks)))
+
+    def _encode_chunk(self, chunk: str) -> list[int]:
+        seen, out = self._pieces, []
+        for piece in _SPLIT.findall(chunk):
             ids = seen.get(piece)
             if ids is None:
                 ids = seen[piece] = self._encode_piece(list(piece.encode("utf-8")))
-            out.extend(ids)
+            out += ids
         return out
 
     def token_bytes(self, token: int) -> bytes:

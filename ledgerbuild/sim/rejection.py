@@ -8,7 +8,8 @@ member is more likely than it, so raising the pivot never drops a member: the ac
 is distributed exactly as the sort-based truncation. The dual-pivot variant also moves a
 second pivot at the midpoint of [low, high] each round, halving the interval, so the number
 of rounds is bounded. Shortcut: one pass over the vocabulary per round (numpy), a batch of
-rows at once in `sample_rejection_batch`.
+rows at once in `sample_rejection_batch`, whose sums are floats: a token whose mass above sits
+within rounding (~1e-16 x the row's mass) of top_p may fall on either side.
 """
 
 from __future__ import annotations
@@ -89,37 +90,81 @@ def sample_top_p_sorted(probs2d: np.ndarray, top_p: float, rng) -> np.ndarray:
 def sample_rejection_batch(probs2d: np.ndarray, top_p: float, rng) -> tuple[np.ndarray, float]:
     """(tokens, mean rounds): top-p by rejection for every row of a batch, no sorting.
 
-    Row by row, each round draws a token by inverse CDF over block sums (one read of the row,
-    then a cumulative sum inside one block of ~sqrt(V) tokens, instead of a cumulative sum
-    written over the whole row), and accepts it when the tokens more likely than it hold less
-    than top_p (a dot product of the row with their mask).
+    Row by row: the row's block sums (~sqrt(V) tokens a block; one read of the row); each round
+    draws a token by inverse CDF over them (a cumulative sum inside one block, not over the
+    row), then `_in_top_p` decides whether the tokens more likely than it hold less than
+    top_p. No BLAS call: a BLAS `dot` with the mask split its 128,256 products across threads
+    that a busy machine cannot give (81x one read of the matrix at load 8-10, 4x idle), so the
+    caller's BLAS threads are neither needed nor changed.
     """
     n, vocab = probs2d.shape
-    starts = np.arange(0, vocab, max(1, math.isqrt(vocab)))
+    size = max(1, math.isqrt(vocab))
+    starts = np.arange(0, vocab, size)
+    chunks, chunk_blocks = _chunks(starts, vocab)
+    mask = np.empty(vocab, dtype=bool)
     tokens = np.empty(n, dtype=np.int64)
     total_rounds = 0
     u = rng.random(n * 8)  # enough uniforms for all rows' rounds in the common case
     used = 0
     for r in range(n):
         row, pivot = probs2d[r], 0.0
+        block_sums = np.add.reduceat(row, starts)
+        chunk_sums = np.add.reduceat(block_sums, chunk_blocks).tolist()
+        total = float(block_sums.sum())
         while True:
             total_rounds += 1
             if used == len(u):
                 u, used = rng.random(n * 8), 0
-            j = _draw(row if pivot == 0.0 else np.where(row > pivot, row, 0.0), u[used], starts)
+            if pivot == 0.0:
+                j = _draw(row, u[used], starts, block_sums)
+            else:
+                j = _draw(np.where(row > pivot, row, 0.0), u[used], starts)
             used += 1
-            pj = row[j]
-            if np.dot(row, row > pj) < top_p:
+            pj = float(row[j])
+            if _in_top_p(row, pj, top_p, total, chunks, chunk_sums, mask):
                 tokens[r] = j
                 break
             pivot = pj
     return tokens, total_rounds / n
 
 
-def _draw(weights: np.ndarray, u: float, starts: np.ndarray) -> int:
+# Where the mass test's chunks end, as shares of the row: a token drawn in proportion to its
+# probability is decided after 20 % of the row in the median, 41 % at the 75th percentile
+# (logits N(0, 4) over 128,256 tokens, top-p 0.9); fewer, larger chunks cost fewer calls.
+_CHUNK_ENDS = (0.12, 0.2, 0.3, 0.45, 0.65, 0.85, 1.0)
+
+
+def _chunks(starts: np.ndarray, vocab: int) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """(start, end) of each chunk, on block boundaries, and the index of its first block."""
+    first = sorted({0, *(min(len(starts) - 1, round(f * len(starts))) for f in _CHUNK_ENDS[:-1])})
+    bounds = [int(starts[b]) for b in first] + [vocab]
+    return list(zip(bounds, bounds[1:], strict=False)), np.array(first)
+
+
+def _in_top_p(row, pj: float, top_p: float, total: float, chunks, chunk_sums, mask) -> bool:
+    """Whether the tokens more likely than pj hold less than top_p, chunk by chunk: the mass
+    above pj in a chunk is the sum of the tokens a compare selects, the mass at or below it the
+    chunk's sum less that. Decided as soon as the mass above reaches top_p (no) or the mass at
+    or below passes total - top_p (yes: what is left cannot reach top_p)."""
+    above = below = 0.0
+    enough_below = total - top_p
+    for (start, end), chunk_sum in zip(chunks, chunk_sums, strict=True):
+        chunk = row[start:end]
+        more = float(chunk[np.flatnonzero(np.greater(chunk, pj, out=mask[: end - start]))].sum())
+        above += more
+        below += chunk_sum - more
+        if above >= top_p:
+            return False
+        if below > enough_below:
+            return True
+    return above < top_p
+
+
+def _draw(weights: np.ndarray, u: float, starts: np.ndarray, block_sums: np.ndarray | None = None) -> int:
     """Inverse-CDF draw from a row of non-negative weights: the block whose cumulative mass
-    passes u x total (block sums), then the token inside it."""
-    block_sums = np.add.reduceat(weights, starts)
+    passes u x total (block sums, given or summed here), then the token inside it."""
+    if block_sums is None:
+        block_sums = np.add.reduceat(weights, starts)
     block_cum = np.cumsum(block_sums)
     target = u * block_cum[-1]
     b = min(int(np.searchsorted(block_cum, target, side="right")), len(starts) - 1)

@@ -340,13 +340,16 @@ def write_docs(
     """Write the documents; return a one-line summary."""
     envs = {fmt: environment(fmt, templates) for fmt in formats}
     evaluator = NumericEvaluator(sets)
-    results = [evaluator.evaluate(m) for m in select(model_spec, catalog.models(), "models")]
+    # each model as show and xlsx read it (id, model YAML or config.json), and by the same
+    # reference where the figures sweep it: a file's id is not a catalog id
+    refs = select(model_spec, catalog.models(), "models")
+    results = [evaluator.evaluate(m) for m in refs]
     out = Path(out)
     prepare_folder(out)
     written = 0
     figure_names = {r.model_id: figure_files(r.model_id) for r in results} if plots else {}
     global _DOCS
-    _DOCS = (evaluator.inputs, results, envs, figure_names, sets, out)
+    _DOCS = (evaluator.inputs, results, refs, envs, figure_names, sets, out)
     try:
         if len(results) >= 8 and (os.cpu_count() or 1) > 1:
             # the second CPU takes half the models (forked: nothing pickled in)
@@ -356,10 +359,10 @@ def write_docs(
             written += _model_documents(0, len(results), progress)
     finally:
         _DOCS = None
-    vlms = [r for r in results if "vision" in r.tags]
+    vlms = [i for i, r in enumerate(results) if "vision" in r.tags]
     vision_plots: list[str] = []
     if plots and vlms:
-        vision_plots = vision_figure(vlms, sets, out)
+        vision_plots = vision_figure([results[i] for i in vlms], sets, out, [refs[i] for i in vlms])
         written += len(vision_plots)
     for fmt, env in envs.items():
         index = {
@@ -380,11 +383,12 @@ _DOCS: tuple | None = None  # what _model_documents reads (a forked worker inher
 def _model_documents(start: int, stop: int, progress: bool = False) -> int:
     """Each model's documents, results[start:stop]; returns the number of files written."""
     assert _DOCS is not None
-    inputs, results, envs, figure_names, sets, out = _DOCS
+    inputs, results, refs, envs, figure_names, sets, out = _DOCS
     written = 0
-    for result in progress_bar(results[start:stop], progress, "writing documents"):
+    rows = list(zip(results, refs, strict=True))[start:stop]
+    for result, ref in progress_bar(rows, progress, "writing documents"):
         if result.model_id in figure_names:
-            written += len(model_figure(result, sets, out))
+            written += len(model_figure(result, sets, out, ref))
         context = model_context(inputs, result, figure_names.get(result.model_id, []))
         for fmt, env in envs.items():
             main = "model.md.j2" if fmt == "md" else "model.tex.j2"

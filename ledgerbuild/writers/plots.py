@@ -35,10 +35,12 @@ def caption(result: Result) -> str:
     )
 
 
-def figure_data(result: Result, sets: dict) -> dict:
+def figure_data(result: Result, sets: dict, model_ref: str | None = None) -> dict:
+    """The figure's numbers; `model_ref` is what the result was evaluated from (an id, a model
+    YAML or a config.json: the sweeps read the same model), the catalog id by default."""
     from ..sweeps import sweep
 
-    one = ([result.model_id], [result.keys["gpu"]])
+    one = ([model_ref or result.model_id], [result.keys["gpu"]])
     data: dict[str, Any] = {
         n: float(to_plain(result.value(n)))
         for n in (
@@ -117,8 +119,9 @@ def figure_files(model_id: str) -> list[str]:
     return _files(f"{model_id}-plots")
 
 
-def model_figure(result: Result, sets: dict, out_dir: Path) -> list[str]:
-    return save_chart(model_chart(figure_data(result, sets)), out_dir, f"{result.model_id}-plots")
+def model_figure(result: Result, sets: dict, out_dir: Path, model_ref: str | None = None) -> list[str]:
+    chart = model_chart(figure_data(result, sets, model_ref))
+    return save_chart(chart, out_dir, f"{result.model_id}-plots")
 
 
 SIDES = (224, 336, 448, 560, 672, 896, 1024, 1344, 1792, 2048, 3072, 4096)
@@ -129,17 +132,19 @@ VISION_CAPTION = (
 )
 
 
-def vision_figure(results: list[Result], sets: dict, out_dir: Path) -> list[str]:
+def vision_figure(
+    results: list[Result], sets: dict, out_dir: Path, model_refs: list[str] | None = None
+) -> list[str]:
     """One figure for every vision-language model among `results`: image tokens and image KV
     against the side of a square image (the ledger's image_tokens and image_kv_bytes, swept
-    over image_height x image_width and read on the diagonal)."""
+    over image_height x image_width and read on the diagonal); `model_refs` as in figure_data."""
     from ..sweeps import sweep
 
     grid = {"image_height": SIDES, "image_width": SIDES}
     square = [i * (len(SIDES) + 1) for i in range(len(SIDES))]  # diagonal of the side x side grid
     tokens, kv = [], []
     for i, r in enumerate(results):
-        one = ([r.model_id], [r.keys["gpu"]])
+        one = ([model_refs[i] if model_refs else r.model_id], [r.keys["gpu"]])
         color = COLORS[i % len(COLORS)]
         y = sweep("image_tokens", *one, grid, sets)["image_tokens"][square]
         tokens.append(Series(SIDES, y, color, ".", label=r.model_id))
