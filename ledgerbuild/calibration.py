@@ -88,7 +88,8 @@ def prepare(rows: list[Measurement], engine: str = "tensorrt-llm", time_model: s
 def _prepare(rows: list[Measurement], engine: str, time_model: str | None) -> Prepared:
     by_tags: dict = {}
     models: dict = {}
-    kept, refused = [], [m for m in rows if m.reason]
+    kept: list[Measurement] = []
+    refused = [m for m in rows if m.reason]
     for m in (m for m in rows if not m.reason):
         sets = m.scenario(engine) | ({"time_model": time_model} if time_model else {})
         try:
@@ -237,7 +238,7 @@ def fit(prepared: Prepared, mask: np.ndarray | None = None, per_gpu: bool = True
 
 def _unidentified(prepared: Prepared, mask: np.ndarray, start: dict, who: str, notes: list) -> dict:
     """Figures the rows in `mask` cannot fix, held at `start` (the note says so)."""
-    keep = {}
+    keep: dict[str, float] = {}
     multi = np.array([m.tp > 1 or m.replicas > 1 for m in prepared.rows])
     if not (mask & multi).any():
         keep |= {n: start[n] for n in LINK}

@@ -110,7 +110,8 @@ def _read_rows(path: Path) -> tuple[dict, list[dict]]:
 def _layout_defaults(header: dict) -> dict:
     """How the file's source ran MoE models where its rows do not say (aliases.yaml `layouts`,
     keyed by the source's commit)."""
-    source = header.get("source") if isinstance(header.get("source"), dict) else {}
+    found = header.get("source")
+    source: dict = found if isinstance(found, dict) else {}
     return aliases().get("layouts", {}).get(str(source.get("commit", "")), {})
 
 
