@@ -392,6 +392,17 @@ expert_parallel = scenario_input(
     integer=True,
     source=DEEPSEEK_V3 + " §3.4 (EP32 prefill, EP320 decode)",
 )
+concurrency = scenario_input(
+    "concurrency",
+    "requests",
+    "Requests in flight, as a benchmark client keeps them (maximum concurrency, no rate limit); "
+    "0 (default) = offline, every request queued at once",
+    default=0,
+    lo=0,
+    integer=True,
+    source="vLLM benchmarks/benchmark_serving.py --max-concurrency; SGLang bench_serving; "
+    "TensorRT-LLM trtllm-bench --concurrency",
+)
 count_embedding_read = scenario_input(
     "count_embedding_read",
     "0/1",
@@ -770,6 +781,16 @@ max_num_tokens = lookup_input(
     column="max_num_tokens",
     source="engine table",
 )
+chunked_prefill = lookup_input(
+    "chunked_prefill",
+    "0/1",
+    "1: the engine splits a prompt into chunks that fit max_num_tokens beside the decode tokens; "
+    "0: a prompt is prefilled in one step",
+    key="serving_engine",
+    column="chunked_prefill",
+    source="engine table",
+    hi=1,
+)
 sliding_window_kv = lookup_input(
     "sliding_window_kv",
     "0/1",
@@ -846,6 +867,24 @@ allreduce_efficiency = _time_model_input(
 )
 allreduce_latency_s = _time_model_input(
     "allreduce_latency_s", "s", "Fixed latency of one all-reduce (kernel launch, sync)"
+)
+expert_efficiency = _time_model_input(
+    "expert_efficiency",
+    "fraction",
+    "Share of mfu the routed experts' grouped GEMMs reach (few tokens per expert; under expert "
+    "parallelism the most loaded GPU sets the pace)",
+)
+expert_imbalance = _time_model_input(
+    "expert_imbalance",
+    "ratio",
+    "Under expert parallelism: the most loaded GPU's routed-expert tokens over the mean (uneven "
+    "expert load); every MoE layer waits for it (1: even)",
+)
+request_overhead_s = _time_model_input(
+    "request_overhead_s",
+    "s",
+    "Fixed time a served request spends outside forward steps before its first token "
+    "(HTTP, tokenization, scheduling, streaming), as a benchmark client measures TTFT",
 )
 
 

@@ -9,6 +9,8 @@ engine's batch cap, the requests whose whole KV fits its pool (no eviction), and
 whose decode and prefill tokens fit its per-step token budget. A pipeline of P stages keeps P
 micro-batches in flight, one per stage.
 
+A stage step's routed-expert FLOPs run at expert_efficiency x mfu (grouped GEMMs on few tokens
+per expert) and, under expert parallelism, wait for the busiest GPU (expert_imbalance).
 The ceiling (`offline_ceiling_tokens_per_s`) is the same step at the roofline: every FLOP at
 peak and every HBM byte at peak bandwidth, overlapped, with no link time and no overheads;
 no engine on this hardware exceeds it. The estimate charges the time model in
@@ -24,12 +26,15 @@ from ledgerbuild.ledger import quantity
 from .flops import flops_per_token, flops_prefill, prefill_tokens
 from .inputs import (
     bandwidth_efficiency,
+    expert_efficiency,
+    expert_imbalance,
     expert_parallel,
     hbm_bandwidth_bytes_per_s,
     input_token_price_ratio,
     max_batch,
     max_num_tokens,
     mfu,
+    num_experts_per_tok,
     num_hidden_layers,
     output_tokens,
     pipeline_parallel,
@@ -45,12 +50,25 @@ from .latency import (
 )
 from .memory import kv_capacity_requests, kv_share_per_gpu, replica_gpus, total_gpus
 from .numerics import peak_flops_per_s, weight_dequant_factor
+from .params import num_moe_layers, params_expert
 from .serving import gpu_price
 from .sources import LECTURE, NCCL, TRTLLM
 
 T = "offline"
 outputs = Max(output_tokens, 1)  # the prefill itself yields the first token
 SRC = LECTURE + " §6.3 (extended: prefill charged); " + TRTLLM
+routed_flops_per_token = quantity(
+    "routed_expert_flops_per_token",
+    2 * num_moe_layers * num_experts_per_tok * params_expert,
+    "FLOP",
+    "FLOPs of the routed experts a token passes through (2 per weight, k experts per MoE layer)",
+    source=LECTURE + " §4 (2 FLOPs per weight); DeepSeek-V3 report §2.1.2 (top-k routing)",
+    topic=T,
+    when="moe",
+)
+quantity(
+    "routed_expert_flops_per_token", 0, "FLOP", "Dense model: no routed experts", source=LECTURE, topic=T
+)
 
 offline_concurrency = quantity(
     "offline_concurrency",
@@ -70,83 +88,101 @@ micro_batch = quantity(
     source=SRC,
     topic=T,
 )
-step_tokens = quantity(
-    "offline_step_tokens",
-    micro_batch * (prefill_tokens + outputs) / outputs,
-    "tokens",
-    "Tokens per stage step: one decode token per request plus its share of prefill (chunked prefill)",
-    source=SRC,
-    topic=T,
-)
-flops_per_output_token = quantity(
-    "offline_flops_per_output_token",
-    flops_per_token + flops_prefill / outputs,
-    "FLOP",
-    "FLOPs per output token, the prompt's prefill shared out",
-    source=SRC,
-    topic=T,
-)
-unread = experts_unread(
-    "offline_experts_unread_bytes", floor(step_tokens), "a step of offline_step_tokens", SRC
-)
-weights_read = weights_read_per_gpu(unread)
-step_bytes = quantity(
-    "offline_bytes_per_gpu",
-    weights_read + micro_batch * kv_bytes_read_decode * kv_share_per_gpu,
-    "bytes",
-    "HBM bytes one GPU reads in a stage step (weights, the micro-batch's KV)",
-    source=SRC,
-    topic=T,
-)
-compute_floor = quantity(
-    "offline_compute_floor_s",
-    micro_batch * flops_per_output_token / (replica_gpus * peak_flops_per_s),
-    "s",
-    "Stage step compute at peak FLOP/s",
-    source=SRC,
-    topic=T,
-)
-memory_floor = quantity(
-    "offline_memory_floor_s",
-    step_bytes / hbm_bandwidth_bytes_per_s,
-    "s",
-    "Stage step HBM reads at peak bandwidth",
-    source=SRC,
-    topic=T,
-)
-link = quantity(
-    "offline_link_s",
-    link_time("offline", step_tokens, num_hidden_layers / pipeline_parallel),
-    "s",
-    "Stage step all-reduces and hand-off under the time model",
-    source=NCCL,
-    topic=T,
-)
-compute = quantity(
-    "offline_compute_s",
-    compute_floor / mfu,
-    "s",
-    "Stage step compute under the time model (at mfu)",
-    source=SRC,
-    topic=T,
-)
-memory = quantity(
-    "offline_memory_s",
-    (memory_floor + (weight_dequant_factor - 1) * weights_read / hbm_bandwidth_bytes_per_s)
-    / bandwidth_efficiency,
-    "s",
-    "Stage step HBM time under the time model (dequantisation included)",
-    source=SRC,
-    topic=T,
-)
-step = quantity(
-    "offline_step_s",
-    step_time(compute, memory, link, micro_batch),
-    "s",
-    "Stage step time under the time model in force",
-    source=SRC,
-    topic=T,
-)
+
+
+def stage_step(prefix, micro, prompts, source):
+    """Declare one pipeline stage's forward step under the time model in force, carrying one
+    decode token for each of `micro` sequences and the prefill chunks of `prompts` prompts
+    (chunks summing to that many whole prompts); returns (step, compute floor, memory floor)."""
+    tokens = quantity(
+        f"{prefix}_step_tokens",
+        micro + prompts * prefill_tokens,
+        "tokens",
+        "Tokens per stage step: one decode token per sequence plus the prefill chunks mixed in "
+        "(chunked prefill)",
+        source=source,
+        topic=T,
+    )
+    flops = quantity(
+        f"{prefix}_step_flops",
+        micro * flops_per_token + prompts * flops_prefill,
+        "FLOP",
+        "FLOPs of the step's decode tokens and prefill chunks (the whole model; a stage runs 1/P)",
+        source=source,
+        topic=T,
+    )
+    unread = experts_unread(
+        f"{prefix}_experts_unread_bytes", floor(tokens), f"a step of {prefix}_step_tokens", source
+    )
+    weights_read = weights_read_per_gpu(unread)
+    step_bytes = quantity(
+        f"{prefix}_bytes_per_gpu",
+        weights_read + micro * kv_bytes_read_decode * kv_share_per_gpu,
+        "bytes",
+        "HBM bytes one GPU reads in a stage step (weights, the micro-batch's KV)",
+        source=source,
+        topic=T,
+    )
+    compute_floor = quantity(
+        f"{prefix}_compute_floor_s",
+        flops / (replica_gpus * peak_flops_per_s),
+        "s",
+        "Stage step compute at peak FLOP/s",
+        source=source,
+        topic=T,
+    )
+    memory_floor = quantity(
+        f"{prefix}_memory_floor_s",
+        step_bytes / hbm_bandwidth_bytes_per_s,
+        "s",
+        "Stage step HBM reads at peak bandwidth",
+        source=source,
+        topic=T,
+    )
+    link = quantity(
+        f"{prefix}_link_s",
+        link_time(prefix, tokens, num_hidden_layers / pipeline_parallel),
+        "s",
+        "Stage step all-reduces and hand-off under the time model",
+        source=NCCL,
+        topic=T,
+    )
+    routed = routed_flops_per_token
+    slowest = Piecewise((expert_imbalance, expert_parallel > 1), (1, True))  # EP: the busiest GPU
+    compute = quantity(
+        f"{prefix}_compute_s",
+        (
+            compute_floor
+            + (slowest / expert_efficiency - 1) * tokens * routed / (replica_gpus * peak_flops_per_s)
+        )
+        / mfu,
+        "s",
+        "Stage step compute under the time model (at mfu; routed experts at expert_efficiency x mfu)",
+        source=source,
+        topic=T,
+    )
+    memory = quantity(
+        f"{prefix}_memory_s",
+        (memory_floor + (weight_dequant_factor - 1) * weights_read / hbm_bandwidth_bytes_per_s)
+        / bandwidth_efficiency,
+        "s",
+        "Stage step HBM time under the time model (dequantisation included)",
+        source=source,
+        topic=T,
+    )
+    step = quantity(
+        f"{prefix}_step_s",
+        step_time(compute, memory, link, micro),
+        "s",
+        "Stage step time under the time model in force",
+        source=source,
+        topic=T,
+    )
+    return step, compute_floor, memory_floor
+
+
+# in steady state each sequence is replaced after `outputs` steps: micro / outputs prompts a step
+step, compute_floor, memory_floor = stage_step("offline", micro_batch, micro_batch / outputs, SRC)
 fits = offline_concurrency > 0
 throughput = quantity(
     "offline_throughput_tokens_per_s",

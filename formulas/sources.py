@@ -28,3 +28,8 @@ DEEPSEEK_V3_MTP = (
     "DeepSeek-V3 (arXiv:2412.19437) §2.2 MTP; README_WEIGHTS.md (MTP: 11.5B unique, 1.5B active)"
 )
 FLASH_ATTENTION = "FlashAttention (Dao et al. 2022, arXiv:2205.14135)"
+VLLM_BENCH = (
+    "vLLM benchmarks/benchmark_serving.py (--max-concurrency clients, no rate limit; TTFT; "
+    "TPOT = (latency - TTFT) / (output tokens - 1))"
+)
+SGLANG_BENCH = "SGLang server arguments (--chunked-prefill-size) and bench_serving"

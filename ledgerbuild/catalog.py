@@ -222,6 +222,9 @@ class TimeModelEntry(_Strict):
     sequence_overhead_s: float = Field(ge=0, le=1, default=0)
     allreduce_efficiency: float = Field(gt=0, le=1, default=1)
     allreduce_latency_s: float = Field(ge=0, le=1, default=0)
+    request_overhead_s: float = Field(ge=0, le=10, default=0)
+    expert_efficiency: float = Field(gt=0, le=1, default=1)
+    expert_imbalance: float = Field(ge=1, le=10, default=1)
     description: str
     source: str
 
@@ -234,6 +237,8 @@ class EngineEntry(_Strict):
     max_batch: int = Field(gt=0)
     max_num_tokens: int = Field(gt=0)
     sliding_window_kv: int = Field(ge=0, le=1)
+    chunked_prefill: int = Field(ge=0, le=1, default=1)  # 1: prompts split to fit max_num_tokens
+    limits_source: str = ""  # where max_batch, max_num_tokens and chunked_prefill come from
     description: str
     source: str
     # the KV-pool rule (formulas/kv_pool.py); defaults: vLLM's shape with nothing reserved
