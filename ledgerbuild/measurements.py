@@ -31,7 +31,12 @@ from . import catalog
 from .errors import LedgerError, close_matches
 from .files import read_input
 
-SHIPPED = ("trtllm_perf_v0.17.yaml", "trtllm_perf_v1.0.yaml", "inferencex_dsr1_latency.yaml")
+SHIPPED = (
+    "trtllm_perf_v0.17.yaml",
+    "trtllm_perf_v1.0.yaml",
+    "inferencex_dsr1_latency.yaml",
+    "nim_gpustack_dense_latency.yaml",
+)
 REQUIRED = ("model", "gpu", "tp", "isl", "osl")
 METRICS = ("output_tokens_per_s", "ttft_ms", "tpot_ms")
 MAX_BYTES = 50 * 2**20
@@ -184,8 +189,14 @@ def _metrics(row: dict, where: str, tp: int) -> dict[str, float]:
     elif row.get("throughput_output_tokens_per_s_per_gpu") not in (None, ""):
         name = "throughput_output_tokens_per_s_per_gpu"
         out["output_tokens_per_s"] = tp * _number(row[name], f"{where} field {name}")
-    for metric, name in (("ttft_ms", "ttft_ms_median"), ("tpot_ms", "tpot_ms_median")):
-        if row.get(name) not in (None, ""):
+    # the median where the source names it; else a figure whose statistic the source does not
+    # state (NVIDIA NIM's TTFT and ITL, ITL being its per-request time per output token)
+    for metric, names in (
+        ("ttft_ms", ("ttft_ms_median", "ttft_ms")),
+        ("tpot_ms", ("tpot_ms_median", "itl_ms")),
+    ):
+        name = next((n for n in names if row.get(n) not in (None, "")), None)
+        if name:
             out[metric] = _number(row[name], f"{where} field {name}")
     if not out:
         raise LedgerError(f"{where} field tokens_per_s: missing (no throughput, TTFT or TPOT given)")
@@ -230,8 +241,21 @@ def _engine(row: dict) -> tuple[str, str]:
     return "", f"unknown engine {name!r}{close_matches(str(name), catalog.table('engines'))}"
 
 
+def _mean_lengths(row: dict, where: str) -> dict:
+    """A run of varying lengths (a ShareGPT dataset: isl/osl null) at its mean prompt and
+    output lengths: the run's total tokens over its requests, rounded (a shortcut: the ledger
+    costs one length, not the spread)."""
+    if row.get("isl") not in (None, "") or row.get("total_input_tokens") in (None, ""):
+        return row
+    requests = _whole(row.get("num_requests"), f"{where} field num_requests", 1)
+    isl = _whole(row["total_input_tokens"], f"{where} field total_input_tokens", 1)
+    osl = _whole(row.get("total_output_tokens"), f"{where} field total_output_tokens", 1)
+    return {**row, "isl": max(1, round(isl / requests)), "osl": max(1, round(osl / requests))}
+
+
 def _measurement(row: dict, n: int, path: Path, defaults: dict) -> Measurement:
     where = f"{path}: row {n}"
+    row = _mean_lengths(row, where)
     for name in REQUIRED:
         if row.get(name) in (None, "") and not (name == "tp" and row.get("disagg") not in NONE):
             raise LedgerError(f"{where} field {name}: missing")

@@ -239,7 +239,7 @@ def validate(
 
     logs = [path for path in measurements or [] if kv_pool_logs.is_pool_log_file(path)]
     if logs and len(measurements or []) > 1:
-        raise LedgerError(f"{logs[0]}: an engine start-up log file is validated on its own, not with other files")
+        raise LedgerError(f"{logs[0]}: a start-up log file is validated on its own, not with other files")
     if logs:
         return _validate_pool_logs(logs[0], json_)
 
