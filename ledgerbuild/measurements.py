@@ -195,9 +195,9 @@ def _metrics(row: dict, where: str, tp: int) -> dict[str, float]:
         ("ttft_ms", ("ttft_ms_median", "ttft_ms")),
         ("tpot_ms", ("tpot_ms_median", "itl_ms")),
     ):
-        name = next((n for n in names if row.get(n) not in (None, "")), None)
-        if name:
-            out[metric] = _number(row[name], f"{where} field {name}")
+        given = [n for n in names if row.get(n) not in (None, "")]
+        if given:
+            out[metric] = _number(row[given[0]], f"{where} field {given[0]}")
     if not out:
         raise LedgerError(f"{where} field tokens_per_s: missing (no throughput, TTFT or TPOT given)")
     return out
