@@ -57,9 +57,9 @@ def test_lora_params_equal_peft(model_id):
             "the ledger counts separate q, k, v, gate, up"
         )
     # a VLM: LoRA on its language model (the usual recipe; the ledger's lora_params is the
-    # language model's), not on the vision tower's same-named projections
+    # language model's; Emu3 calls it text_model), not on the vision tower's same-named projections
     targets = (
-        rf".*language_model\..*\.({'|'.join(TARGETS)})$"
+        rf".*(language_model|text_model)\..*\.({'|'.join(TARGETS)})$"
         if "multimodal" in evaluate(model_id).tags
         else TARGETS
     )
