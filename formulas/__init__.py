@@ -17,6 +17,7 @@ TOPICS = [
     "moe",
     "memory",
     "latency",
+    "ownership",
     "serving",
     "roofline",
     "offline",
