@@ -27,6 +27,7 @@ TOPICS = [
     "layer_steps",
     "training",
     "speculative",
+    "plan",
 ]
 
 for _topic in TOPICS:
