@@ -9,11 +9,11 @@ targets (a target of 0 is no target) and the engine's limit: a Max over formulas
 choice stays a workbook formula. 0 = no concurrency meets the targets (every writer prints
 "cannot meet the targets").
 Replicas for the peak by Little's law (Little 1961, Operations Research 9(3): L = lambda W):
-requests in flight at the peak = peak request rate x request latency, where request latency
-= TTFT + (output tokens - 1) x TPOT (vLLM benchmark_serving's e2e latency); a replica holds
-expert_parallel x concurrency of them. Cost at the mean load: every GPU of the plan is paid
-for every hour (rented: the GPU-hour price; owned: capital and hosting, plus electricity at
-the mean utilisation between idle and busy power), spread over the mean day's output tokens.
+requests in flight at the peak = peak request rate x the ledger's request latency
+(`request_latency_s`) at the concurrency; a replica holds expert_parallel x concurrency of
+them. Cost at the mean load: every GPU of the plan is paid for every hour (rented: the
+GPU-hour price; owned: capital and hosting, plus electricity at the mean utilisation between
+idle and busy power), spread over the mean day's output tokens.
 Shortcuts: requests alike (the workload's prompt and output tokens); no queueing beyond the
 concurrency; a replica at partial load draws idle and busy power in proportion to its load.
 """
@@ -47,6 +47,8 @@ from .memory import total_gpus
 from .offline import offline_concurrency
 from .ownership import fixed as owned_fixed_usd_per_gpu_hour
 from .ownership import gpu_power, rent
+from .serving import gpu_price
+from .sources import LECTURE
 
 try:  # branch load: concurrency, ttft_s, tpot_s, output_tokens_per_s at a concurrency
     from . import load  # type: ignore[attr-defined]  # noqa: F401
@@ -94,8 +96,27 @@ def meets(value, at):
     return Piecewise((1, And(value <= offline_concurrency, value >= 1, ok_ttft, ok_tpot)), (0, True))
 
 
+usd_at_concurrency = quantity(
+    "concurrency_usd_per_million_output_tokens",
+    gpu_price * total_gpus / seconds_per_hour * tokens_per_million / sp.Symbol("output_tokens_per_s"),
+    "USD",
+    "Cost of a million output tokens at the concurrency, every GPU busy (0 = offline)",
+    source=LECTURE + " §6.3 at the concurrency",
+    topic=T,
+)
+# what each candidate concurrency re-states: the targets, and the frontier's columns
+FRONTIER = [
+    "ttft_s",
+    "tpot_s",
+    "tokens_per_s_per_user",
+    "output_tokens_per_s_per_gpu",
+    "concurrency_usd_per_million_output_tokens",
+    "request_latency_s",
+]
+
+
 def candidate(value, label):
-    at = restate(["ttft_s", "tpot_s"], value, f"at_{label}")
+    at = restate(FRONTIER, value, f"at_{label}")
     ok = quantity(
         f"plan_meets_at_{label}",
         meets(value, at),
@@ -105,14 +126,7 @@ def candidate(value, label):
         topic=T,
         integer=True,
     )
-    latency = quantity(
-        f"plan_request_latency_at_{label}_s",
-        at.get("ttft_s", ttft) + (outputs - 1) * at.get("tpot_s", tpot),
-        "s",
-        f"Request latency at concurrency {label}: TTFT + (output tokens - 1) x TPOT",
-        source=SRC,
-        topic=T,
-    )
+    latency = at.get("request_latency_s", sp.Symbol("request_latency_s"))
     return value, ok, latency
 
 
