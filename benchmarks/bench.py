@@ -4,7 +4,7 @@
    CLI on the same model and GPU, installed into a venv of the benchmark's own (offline from
    the package index when it has it), in interleaved runs; a float and an exact evaluate()
    in process.
-2. A vectorised sweep of ~1,000,000 (model, GPU, batch, context) points of tpot_s, cold
+2. A vectorised sweep of ~1,000,000 (model, GPU, batch, context) points of decode_step_s, cold
    (lambdify included) and warm, against exact sympy evaluation of the same points
    (extrapolated from a sample) as the alternative.
 3. `ledgerbuild xlsx --models all` as a whole process, and the file size; `xlsx --models DIR`
@@ -133,10 +133,10 @@ def sweep_benchmark() -> None:
     models, gpus = list(catalog.models()), list(catalog.gpus())
     grid = {"batch_size": list(range(1, 257)), "context_tokens": [1024 * 2**i for i in range(13)]}
     start = time.perf_counter()
-    out = sweep("tpot_s", models, gpus, grid)
+    out = sweep("decode_step_s", models, gpus, grid)
     cold = time.perf_counter() - start
-    warm = min(_timed_call(lambda: sweep("tpot_s", models, gpus, grid)) for _ in range(5))
-    n = len(out["tpot_s"])
+    warm = min(_timed_call(lambda: sweep("decode_step_s", models, gpus, grid)) for _ in range(5))
+    n = len(out["decode_step_s"])
     rng = np.random.default_rng(0)
     sample = rng.choice(n, 200, replace=False)
     start = time.perf_counter()
@@ -150,11 +150,11 @@ def sweep_benchmark() -> None:
                 "context_tokens": str(int(out["context_tokens"][i])),
             },
         )
-        want = float(exact.value("tpot_s"))
-        worst = max(worst, abs(out["tpot_s"][i] - want) / want)
+        want = float(exact.value("decode_step_s"))
+        worst = max(worst, abs(out["decode_step_s"][i] - want) / want)
     per_point = (time.perf_counter() - start) / len(sample)
     print(
-        f"sweep: {n:,} points of tpot_s; cold {cold:.2f} s (first call of the process), warm "
+        f"sweep: {n:,} points of decode_step_s; cold {cold:.2f} s (first call of the process), warm "
         f"{warm:.3f} s (best of 5: {n / warm / 1e6:.1f} M points/s; target 20); exact per point "
         f"{per_point * 1e3:.1f} ms -> {per_point * n:,.0f} s "
         f"for all; vectorised is {per_point * n / warm:,.0f}x faster warm; worst relative "

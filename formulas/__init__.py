@@ -21,6 +21,7 @@ TOPICS = [
     "serving",
     "roofline",
     "offline",
+    "load",
     "image_cost",
     "long_context",
     "rope",

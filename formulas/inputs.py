@@ -363,6 +363,17 @@ expert_parallel = scenario_input(
     integer=True,
     source=DEEPSEEK_V3 + " §3.4 (EP32 prefill, EP320 decode)",
 )
+concurrency = scenario_input(
+    "concurrency",
+    "requests",
+    "Requests in flight, as a benchmark client keeps them (maximum concurrency, no rate limit); "
+    "0 (default) = offline, every request queued at once",
+    default=0,
+    lo=0,
+    integer=True,
+    source="vLLM benchmarks/benchmark_serving.py --max-concurrency; SGLang bench_serving; "
+    "TensorRT-LLM trtllm-bench --concurrency",
+)
 count_embedding_read = scenario_input(
     "count_embedding_read",
     "0/1",
@@ -646,6 +657,16 @@ max_num_tokens = lookup_input(
     key="serving_engine",
     column="max_num_tokens",
     source="engine table",
+)
+chunked_prefill = lookup_input(
+    "chunked_prefill",
+    "0/1",
+    "1: the engine splits a prompt into chunks that fit max_num_tokens beside the decode tokens; "
+    "0: a prompt is prefilled in one step",
+    key="serving_engine",
+    column="chunked_prefill",
+    source="engine table",
+    hi=1,
 )
 sliding_window_kv = lookup_input(
     "sliding_window_kv",

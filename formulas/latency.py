@@ -214,11 +214,29 @@ def decode_step(prefix, batch, source, sequences=None):
     return step_bytes, step_time(c, m, x, sequences)
 
 
+prefill_compute_floor_s = quantity(
+    "prefill_compute_floor_s",
+    flops_prefill / (gpu_count * peak_flops_per_s),
+    "s",
+    "Prefill FLOPs / aggregate peak (the compute floor of TTFT)",
+    source=S62,
+    topic=T,
+)
 prefill_compute_s = quantity(
     "prefill_compute_s",
-    compute_time(flops_prefill),
+    prefill_compute_floor_s / mfu,
     "s",
-    "Prefill FLOPs / aggregate peak",
+    "Prefill FLOPs / (aggregate peak x mfu)",
+    source=S62,
+    topic=T,
+)
+prefill_memory_floor_s = quantity(
+    "prefill_memory_floor_s",
+    pipeline_parallel
+    * (weight_bytes_per_gpu + kv_bytes_prompt * kv_share_per_gpu)
+    / hbm_bandwidth_bytes_per_s,
+    "s",
+    "Weights read once plus the prompt's KV written, at peak bandwidth (the memory floor of TTFT)",
     source=S62,
     topic=T,
 )
@@ -241,28 +259,44 @@ prefill_link_s = quantity(
     source=NCCL,
     topic=T,
 )
-ttft_s = quantity(
-    "ttft_s",
+prefill_s = quantity(
+    "prefill_s",
     step_time(prefill_compute_s, prefill_memory_s, prefill_link_s, 1),
     "s",
-    "Time to first token under the time model in force",
+    "One prompt's prefill alone under the time model in force (the TTFT of a lone request; "
+    "ttft_s is the TTFT at a concurrency)",
     source=S62,
     topic=T,
 )
-decode_bytes_per_gpu, tpot_expr = decode_step("decode", batch_size, S62)
-tpot_s = quantity("tpot_s", tpot_expr, "s", "Time per output token at batch_size", source=S62, topic=T)
-quantity("tokens_per_s_per_user", 1 / tpot_s, "tokens/s", "Decode speed one user sees", source=S62, topic=T)
+decode_bytes_per_gpu, decode_expr = decode_step("decode", batch_size, S62)
+decode_step_s = quantity(
+    "decode_step_s",
+    decode_expr,
+    "s",
+    "Decode step at batch_size with no prefill mixed in (the TPOT of batch_size requests "
+    "decoding together; tpot_s is the TPOT at a concurrency)",
+    source=S62,
+    topic=T,
+)
+quantity(
+    "decode_tokens_per_s_per_user",
+    1 / decode_step_s,
+    "tokens/s",
+    "Decode speed one user sees at batch_size",
+    source=S62,
+    topic=T,
+)
 request_latency_s = quantity(
     "request_latency_s",
-    ttft_s + output_tokens * tpot_s,
+    prefill_s + output_tokens * decode_step_s,
     "s",
-    "End-to-end time of one request at batch_size",
+    "End-to-end time of one request at batch_size (prefill alone, then decode)",
     source=S62,
     topic=T,
 )
 quantity(
     "decode_share",
-    output_tokens * tpot_s / request_latency_s,
+    output_tokens * decode_step_s / request_latency_s,
     "fraction",
     "Share of a request's time spent in decode",
     source=S62 + " demo 4",

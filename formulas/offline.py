@@ -70,83 +70,95 @@ micro_batch = quantity(
     source=SRC,
     topic=T,
 )
-step_tokens = quantity(
-    "offline_step_tokens",
-    micro_batch * (prefill_tokens + outputs) / outputs,
-    "tokens",
-    "Tokens per stage step: one decode token per request plus its share of prefill (chunked prefill)",
-    source=SRC,
-    topic=T,
-)
-flops_per_output_token = quantity(
-    "offline_flops_per_output_token",
-    flops_per_token + flops_prefill / outputs,
-    "FLOP",
-    "FLOPs per output token, the prompt's prefill shared out",
-    source=SRC,
-    topic=T,
-)
-unread = experts_unread(
-    "offline_experts_unread_bytes", floor(step_tokens), "a step of offline_step_tokens", SRC
-)
-weights_read = weights_read_per_gpu(unread)
-step_bytes = quantity(
-    "offline_bytes_per_gpu",
-    weights_read + micro_batch * kv_bytes_at_context * kv_share_per_gpu,
-    "bytes",
-    "HBM bytes one GPU reads in a stage step (weights, the micro-batch's KV)",
-    source=SRC,
-    topic=T,
-)
-compute_floor = quantity(
-    "offline_compute_floor_s",
-    micro_batch * flops_per_output_token / (replica_gpus * peak_flops_per_s),
-    "s",
-    "Stage step compute at peak FLOP/s",
-    source=SRC,
-    topic=T,
-)
-memory_floor = quantity(
-    "offline_memory_floor_s",
-    step_bytes / hbm_bandwidth_bytes_per_s,
-    "s",
-    "Stage step HBM reads at peak bandwidth",
-    source=SRC,
-    topic=T,
-)
-link = quantity(
-    "offline_link_s",
-    link_time("offline", step_tokens, num_hidden_layers / pipeline_parallel),
-    "s",
-    "Stage step all-reduces and hand-off under the time model",
-    source=NCCL,
-    topic=T,
-)
-compute = quantity(
-    "offline_compute_s",
-    compute_floor / mfu,
-    "s",
-    "Stage step compute under the time model (at mfu)",
-    source=SRC,
-    topic=T,
-)
-memory = quantity(
-    "offline_memory_s",
-    (memory_floor + (weight_dequant_factor - 1) * weights_read / hbm_bandwidth_bytes_per_s)
-    / bandwidth_efficiency,
-    "s",
-    "Stage step HBM time under the time model (dequantisation included)",
-    source=SRC,
-    topic=T,
-)
-step = quantity(
-    "offline_step_s",
-    step_time(compute, memory, link, micro_batch),
-    "s",
-    "Stage step time under the time model in force",
-    source=SRC,
-    topic=T,
-)
+
+
+def stage_step(prefix, micro, prompts, source):
+    """Declare one pipeline stage's forward step under the time model in force, carrying one
+    decode token for each of `micro` sequences and the prefill chunks of `prompts` prompts
+    (chunks summing to that many whole prompts); returns (step, compute floor, memory floor)."""
+    tokens = quantity(
+        f"{prefix}_step_tokens",
+        micro + prompts * prefill_tokens,
+        "tokens",
+        "Tokens per stage step: one decode token per sequence plus the prefill chunks mixed in "
+        "(chunked prefill)",
+        source=source,
+        topic=T,
+    )
+    flops = quantity(
+        f"{prefix}_step_flops",
+        micro * flops_per_token + prompts * flops_prefill,
+        "FLOP",
+        "FLOPs of the step's decode tokens and prefill chunks (the whole model; a stage runs 1/P)",
+        source=source,
+        topic=T,
+    )
+    unread = experts_unread(
+        f"{prefix}_experts_unread_bytes", floor(tokens), f"a step of {prefix}_step_tokens", source
+    )
+    weights_read = weights_read_per_gpu(unread)
+    step_bytes = quantity(
+        f"{prefix}_bytes_per_gpu",
+        weights_read + micro * kv_bytes_at_context * kv_share_per_gpu,
+        "bytes",
+        "HBM bytes one GPU reads in a stage step (weights, the micro-batch's KV)",
+        source=source,
+        topic=T,
+    )
+    compute_floor = quantity(
+        f"{prefix}_compute_floor_s",
+        flops / (replica_gpus * peak_flops_per_s),
+        "s",
+        "Stage step compute at peak FLOP/s",
+        source=source,
+        topic=T,
+    )
+    memory_floor = quantity(
+        f"{prefix}_memory_floor_s",
+        step_bytes / hbm_bandwidth_bytes_per_s,
+        "s",
+        "Stage step HBM reads at peak bandwidth",
+        source=source,
+        topic=T,
+    )
+    link = quantity(
+        f"{prefix}_link_s",
+        link_time(prefix, tokens, num_hidden_layers / pipeline_parallel),
+        "s",
+        "Stage step all-reduces and hand-off under the time model",
+        source=NCCL,
+        topic=T,
+    )
+    compute = quantity(
+        f"{prefix}_compute_s",
+        compute_floor / mfu,
+        "s",
+        "Stage step compute under the time model (at mfu)",
+        source=source,
+        topic=T,
+    )
+    memory = quantity(
+        f"{prefix}_memory_s",
+        (memory_floor + (weight_dequant_factor - 1) * weights_read / hbm_bandwidth_bytes_per_s)
+        / bandwidth_efficiency,
+        "s",
+        "Stage step HBM time under the time model (dequantisation included)",
+        source=source,
+        topic=T,
+    )
+    step = quantity(
+        f"{prefix}_step_s",
+        step_time(compute, memory, link, micro),
+        "s",
+        "Stage step time under the time model in force",
+        source=source,
+        topic=T,
+    )
+    return step, compute_floor, memory_floor
+
+
+# in steady state each sequence is replaced after `outputs` steps: micro / outputs prompts a step
+step, compute_floor, memory_floor = stage_step("offline", micro_batch, micro_batch / outputs, SRC)
 fits = offline_concurrency > 0
 throughput = quantity(
     "offline_throughput_tokens_per_s",

@@ -1,6 +1,7 @@
 """The plan: traffic and latency targets in; concurrency, replicas, GPUs and dollars out.
 
-Per replica (one deployment of `total_gpus` GPUs in the scenario's layout), the plan tries a
+Per replica (one deployment of `total_gpus` GPUs in the scenario's layout; `concurrency` is
+its requests in flight, as in formulas/load.py), the plan tries a
 bounded set of concurrencies, 1, 2, 4, ... 1024 and the engine's own limit
 (`offline_concurrency`: batch cap, KV pool, token budget), each evaluated by the ledger's own
 TTFT and TPOT re-stated at that concurrency (`restate`: every step that depends on the
@@ -8,12 +9,12 @@ concurrency declared again under `<name>_at_<c>`), and keeps the largest that me
 targets (a target of 0 is no target) and the engine's limit: a Max over formulas, so the
 choice stays a workbook formula. 0 = no concurrency meets the targets (every writer prints
 "cannot meet the targets").
-Replicas for the peak by Little's law (Little 1961, Operations Research 9(3): L = lambda W):
-requests in flight at the peak = peak request rate x the ledger's request latency
-(`request_latency_s`) at the concurrency; a replica holds expert_parallel x concurrency of
-them. Cost at the mean load: every GPU of the plan is paid for every hour (rented: the
-GPU-hour price; owned: capital and hosting, plus electricity at the mean utilisation between
-idle and busy power), spread over the mean day's output tokens.
+Replicas for the peak by Little's law (Little 1961, Operations Research 9(3): L = lambda W): a
+replica holding c requests, each in flight for a request latency W, serves c / W requests per
+second, output_tokens_per_s / output tokens; the peak rate over that is the replicas.
+Cost at the mean load: every GPU of the plan is paid for every hour (rented: the GPU-hour
+price; owned: capital and hosting, plus electricity at the mean utilisation between idle and
+busy power), spread over the mean day's output tokens.
 Shortcuts: requests alike (the workload's prompt and output tokens); no queueing beyond the
 concurrency; a replica at partial load draws idle and busy power in proportion to its load.
 """
@@ -25,6 +26,7 @@ from ledgerbuild.ledger import LEDGER, Quantity, quantity
 
 from .inputs import (
     busy_power_fraction,
+    concurrency,
     expert_parallel,
     gpu_board_power_w,
     gpu_purchase_usd,
@@ -43,6 +45,9 @@ from .inputs import (
     ttft_target_s,
     watts_per_kw,
 )
+from .load import throughput as output_tokens_per_s
+from .load import tpot as tpot
+from .load import ttft as ttft
 from .memory import total_gpus
 from .offline import offline_concurrency
 from .ownership import fixed as owned_fixed_usd_per_gpu_hour
@@ -50,25 +55,17 @@ from .ownership import gpu_power, rent
 from .serving import gpu_price
 from .sources import LECTURE
 
-try:  # branch load: concurrency, ttft_s, tpot_s, output_tokens_per_s at a concurrency
-    from . import load  # type: ignore[attr-defined]  # noqa: F401
-except ImportError:
-    from . import load_standin  # noqa: F401
-
 T = "plan"
 LITTLE = "Little 1961, A proof for the queuing formula L = lambda W (Operations Research 9(3))"
 SRC = "formulas/plan.py: largest concurrency meeting the targets; " + LITTLE
 CANDIDATES = [2**k for k in range(11)]  # 1 ... 1024, and the engine's limit
-# the inputs a concurrency re-binds (batch_size: the stand-in's decode batch, see load_standin.py)
-CONCURRENCY = [n for n in ("concurrency", "batch_size") if n in LEDGER.inputs]
-ttft, tpot = sp.Symbol("ttft_s"), sp.Symbol("tpot_s")
 outputs = Max(output_tokens, 1)
 
 
 def restate(targets, value, suffix):
     """Declare again, under `<name>_<suffix>`, every step of `targets` that depends on the
     concurrency, with the concurrency inputs bound to `value`; returns name -> new symbol."""
-    bound = {sp.Symbol(n): value for n in CONCURRENCY}
+    bound = {concurrency: value}
     needed, stack = set(), list(targets)
     while stack:
         name = stack.pop()
@@ -89,34 +86,50 @@ def restate(targets, value, suffix):
     return {k.name: v for k, v in renamed.items()}
 
 
-def meets(value, at):
-    """1 where the concurrency is within the engine's limit and meets both targets."""
-    ok_ttft = Or(Eq(ttft_target_s, 0), at.get("ttft_s", ttft) <= ttft_target_s)
-    ok_tpot = Or(Eq(tpot_target_s, 0), at.get("tpot_s", tpot) <= tpot_target_s)
-    return Piecewise((1, And(value <= offline_concurrency, value >= 1, ok_ttft, ok_tpot)), (0, True))
-
-
 usd_at_concurrency = quantity(
     "concurrency_usd_per_million_output_tokens",
-    gpu_price * total_gpus / seconds_per_hour * tokens_per_million / sp.Symbol("output_tokens_per_s"),
+    Piecewise(
+        (
+            gpu_price * total_gpus / seconds_per_hour * tokens_per_million / output_tokens_per_s,
+            output_tokens_per_s > 0,
+        ),
+        (0, True),
+    ),
     "USD",
-    "Cost of a million output tokens at the concurrency, every GPU busy (0 = offline)",
-    source=LECTURE + " §6.3 at the concurrency",
+    "Cost of a million output tokens at the concurrency, every GPU paid for (0 = does not fit)",
+    source=LECTURE + " §6.3 at the concurrency (formulas/load.py)",
     topic=T,
+)
+limit = quantity(
+    "plan_concurrency_limit",
+    expert_parallel * offline_concurrency,
+    "requests",
+    "Most requests a deployment runs at once (the engine's limit on every attention replica)",
+    source="formulas/offline.py offline_concurrency; formulas/load.py",
+    topic=T,
+    integer=True,
 )
 # what each candidate concurrency re-states: the targets, and the frontier's columns
 FRONTIER = [
     "ttft_s",
     "tpot_s",
     "tokens_per_s_per_user",
+    "output_tokens_per_s",
     "output_tokens_per_s_per_gpu",
     "concurrency_usd_per_million_output_tokens",
-    "request_latency_s",
 ]
+
+
+def meets(value, at):
+    """1 where the concurrency is within the engine's limit and meets both targets."""
+    ok_ttft = Or(Eq(ttft_target_s, 0), at["ttft_s"] <= ttft_target_s)
+    ok_tpot = Or(Eq(tpot_target_s, 0), at["tpot_s"] <= tpot_target_s)
+    return Piecewise((1, And(value <= limit, value >= 1, ok_ttft, ok_tpot)), (0, True))
 
 
 def candidate(value, label):
     at = restate(FRONTIER, value, f"at_{label}")
+    at = {n: at.get(n, sp.Symbol(n)) for n in FRONTIER}  # a figure the concurrency leaves alone
     ok = quantity(
         f"plan_meets_at_{label}",
         meets(value, at),
@@ -126,11 +139,10 @@ def candidate(value, label):
         topic=T,
         integer=True,
     )
-    latency = at.get("request_latency_s", sp.Symbol("request_latency_s"))
-    return value, ok, latency
+    return value, ok, at
 
 
-choices = [candidate(c, str(c)) for c in CANDIDATES] + [candidate(offline_concurrency, "limit")]
+choices = [candidate(c, str(c)) for c in CANDIDATES] + [candidate(limit, "limit")]
 concurrency_chosen = quantity(
     "plan_concurrency",
     Max(*(value * ok for value, ok, _ in choices)),
@@ -141,13 +153,20 @@ concurrency_chosen = quantity(
     integer=True,
 )
 found = concurrency_chosen > 0
-request_latency = quantity(
-    "plan_request_latency_s",
-    Piecewise(*((lat, Eq(concurrency_chosen, value)) for value, _, lat in reversed(choices)), (0, True)),
-    "s",
-    "Request latency at plan_concurrency (0 = cannot meet the targets)",
-    source=SRC,
-    topic=T,
+
+
+def chosen(name, unit, description):
+    """A frontier figure at plan_concurrency (0 = cannot meet the targets)."""
+    pieces = [(at[name], Eq(concurrency_chosen, value)) for value, _, at in reversed(choices)]
+    return quantity(f"plan_{name}", Piecewise(*pieces, (0, True)), unit, description, source=SRC, topic=T)
+
+
+chosen("ttft_s", "s", "Median TTFT at plan_concurrency (0 = cannot meet the targets)")
+chosen("tpot_s", "s", "Median TPOT at plan_concurrency (0 = cannot meet the targets)")
+replica_tokens = chosen(
+    "output_tokens_per_s",
+    "tokens/s",
+    "Output tokens per second of one replica at plan_concurrency (0 = cannot meet the targets)",
 )
 mean_rate = quantity(
     "plan_mean_requests_per_s",
@@ -157,20 +176,13 @@ mean_rate = quantity(
     source=SRC,
     topic=T,
 )
-peak_in_flight = quantity(
-    "plan_peak_in_flight",
-    mean_rate * peak_to_mean_ratio * request_latency,
-    "requests",
-    "Requests in flight at the peak: peak rate x request latency (Little's law)",
-    source=LITTLE,
-    topic=T,
-)
 replicas = quantity(
     "plan_replicas",
-    Piecewise((Max(1, ceiling(peak_in_flight / (expert_parallel * concurrency_chosen))), found), (0, True)),
+    Piecewise((Max(1, ceiling(mean_rate * peak_to_mean_ratio * outputs / replica_tokens)), found), (0, True)),
     "replicas",
-    "Replicas for the peak: requests in flight / (expert_parallel x plan_concurrency), at least 1 "
-    "(0 = cannot meet the targets)",
+    "Replicas for the peak: peak request rate x output tokens / a replica's output tokens/s, at "
+    "least 1 (Little's law: a replica at concurrency c serves c / latency requests/s; 0 = cannot "
+    "meet the targets)",
     source=LITTLE,
     topic=T,
     integer=True,
@@ -186,11 +198,9 @@ gpus = quantity(
 )
 utilisation = quantity(
     "plan_utilisation",
-    Piecewise(
-        (mean_rate * request_latency / (replicas * expert_parallel * concurrency_chosen), found), (0, True)
-    ),
+    Piecewise((mean_rate * outputs / (replicas * replica_tokens), found), (0, True)),
     "fraction",
-    "Mean share of the plan's concurrency slots in use (mean load / capacity)",
+    "Mean load over the plan's capacity (mean output tokens/s / the replicas' output tokens/s)",
     source=LITTLE,
     topic=T,
 )
@@ -251,7 +261,7 @@ quantity(
 )
 quantity(
     "joules_per_output_token",
-    gpu_power * total_gpus / sp.Symbol("output_tokens_per_s"),
+    Piecewise((gpu_power * total_gpus / output_tokens_per_s, output_tokens_per_s > 0), (0, True)),
     "J/token",
     "GPU energy per output token at the operating point (concurrency; 0 = offline), facility excluded",
     source="formulas/ownership.py power model / output_tokens_per_s",

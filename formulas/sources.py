@@ -34,3 +34,8 @@ POWER = (
     "chuyishang/inference-energy results_paste.md @6e617d2; H100 SXM 0.97 and H200 0.74-0.85 at batch 128: "
     "serialalice.pt GPU energy benchmark, 2026)"
 )
+VLLM_BENCH = (
+    "vLLM benchmarks/benchmark_serving.py (--max-concurrency clients, no rate limit; TTFT; "
+    "TPOT = (latency - TTFT) / (output tokens - 1))"
+)
+SGLANG_BENCH = "SGLang server arguments (--chunked-prefill-size) and bench_serving"

@@ -40,7 +40,7 @@ from .inputs import (
     spec_draft_tokens,
     vocab_size,
 )
-from .latency import decode_step, tpot_s
+from .latency import decode_step, decode_step_s
 from .numerics import weight_bits_per_param
 from .params import (
     params_active,
@@ -111,7 +111,7 @@ verify_step_s = quantity(
 )
 round_s = quantity(
     "spec_round_s",
-    verify_step_s + gamma * c * tpot_s,
+    verify_step_s + gamma * c * decode_step_s,
     "s",
     "One round: gamma draft steps (c target steps each) and the verification",
     source=LEVIATHAN + " Thm 3.8",
@@ -127,9 +127,9 @@ spec_tpot = quantity(
 )
 quantity(
     "spec_speedup_at_batch",
-    tpot_s / spec_tpot,
+    decode_step_s / spec_tpot,
     X,
-    "tpot_s / spec_tpot_s: what speculation buys at batch_size under the time model in force",
+    "decode_step_s / spec_tpot_s: what speculation buys at batch_size under the time model in force",
     source=LEVIATHAN + "; " + LECTURE + " §6.2",
     topic=T,
 )

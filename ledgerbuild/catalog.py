@@ -159,6 +159,7 @@ class EngineEntry(_Strict):
     max_batch: int = Field(gt=0)
     max_num_tokens: int = Field(gt=0)
     sliding_window_kv: int = Field(ge=0, le=1)
+    chunked_prefill: int = Field(ge=0, le=1, default=1)  # 1: prompts split to fit max_num_tokens
     description: str
     source: str
 

@@ -262,7 +262,7 @@ def test_gpu_yaml_file_works_like_an_id(tmp_path):
     floor = ("--time-model", "roofline")  # a user's GPU has no fit of its own: compare floors
     fast = json.loads(run("show", "llama-3-8b", "--gpu", str(path), *floor, "--json").output)
     base = json.loads(run("show", "llama-3-8b", *floor, "--json").output)
-    tpot = lambda d: d["quantities"]["tpot_s"]["value"]  # noqa: E731  memory-bound at batch 1
+    tpot = lambda d: d["quantities"]["decode_step_s"]["value"]  # noqa: E731  memory-bound at batch 1
     assert tpot(fast) == pytest.approx(tpot(base) / 2)
     out = tmp_path / "g.xlsx"
     assert run("xlsx", "--models", "llama-3-8b", "--gpu", f"{path},l4", "-o", str(out)).exit_code == 0

@@ -11,14 +11,15 @@ from ledgerbuild.evaluate import evaluate as evaluate_any
 from ledgerbuild.evaluate import to_plain
 
 # The lecture's scenario, pinned: its budget (utilisation x memory - weights, nothing reserved,
-# batch cap 256), marketed GB read as 1e9 bytes, the roofline floor, 3 USD per GPU-hour (§6.3).
-# Cases override it.
+# batch cap 256), marketed GB read as 1e9 bytes, the roofline floor, 3 USD per GPU-hour (§6.3),
+# one request in flight (§6.2's TTFT and TPOT are a lone request's). Cases override it.
 LECTURE = {
     "serving_engine": "lecture",
     "memory_gb_unit_bytes": "1000000000",
     "time_model": "roofline",
     "gpu_count_setting": "1",
     "price_per_gpu_hour": "3",
+    "concurrency": "1",
 }
 
 

@@ -109,7 +109,7 @@ def test_sweep_equals_the_exact_ledger_point_by_point():
 
     models, gpus = ["llama-3-8b", "deepseek-v3", "qwen2-vl-7b", "qwen3-next-80b-a3b"], ["h100-sxm", "l4"]
     grid = {"batch_size": [1, 16], "context_tokens": [1000, 40000]}
-    for quantity in ("tpot_s", "kv_bytes_at_context", "usd_per_million_output_tokens"):
+    for quantity in ("decode_step_s", "kv_bytes_at_context", "usd_per_million_output_tokens"):
         out = sweep(quantity, models, gpus, grid)
         for i in range(len(out[quantity])):
             sets = {"gpu": out["gpu_labels"][out["gpu"][i]], **{k: str(int(out[k][i])) for k in grid}}

@@ -1,0 +1,212 @@
+"""Serving at a concurrency: median TTFT, TPOT and output tokens per second under load.
+
+A benchmark client keeps `concurrency` requests in flight (maximum concurrency, no rate limit:
+vLLM benchmark_serving --max-concurrency, SGLang bench_serving, trtllm-bench --concurrency);
+each finished request is replaced at once by the next. The requests spread evenly over the
+deployment's `expert_parallel` attention data-parallel replicas. A replica runs the least of
+its requests and what the engine holds (`offline_concurrency`: batch cap, KV pool, token
+budget); the rest wait in its queue. Each pipeline stage steps a micro-batch: one decode token
+per sequence plus, in steady state, the prefill chunks of the requests that replace finished
+ones (offline.py's stage step, declared again at this micro-batch).
+
+- TPOT: a request's next token comes after every stage has stepped its micro-batch (P stage
+  steps); the prefill mixed into those steps is the other requests' ((n - 1) / n of the
+  steady-state share: its own prefill is in its TTFT).
+- TTFT: its own prefill (latency.py's `prefill_s`, the prompt alone) plus the wait for its
+  chunks of the step's token budget behind the other requests' decode tokens: with chunked
+  prefill ceil(prompt / (max_num_tokens - decode tokens)) steps, without one step; past what
+  the engine holds, the queue: closed loop (Little's law), (waiting / running) x the service
+  time of a request.
+- Output tokens/s: closed loop, running x output tokens / (in-flight TTFT + (output - 1) x
+  TPOT) per replica, as benchmarks count it.
+At concurrency 0 (offline: every request queued) throughput and TPOT are offline.py's; TTFT is
+that of a request admitted to the full batch (the queue of an offline run is not a latency).
+Floors (`*_floor_s`, `output_tokens_per_s_ceiling`): the same steps at the roofline, decode
+without prefill mixed in and prefill alone; no engine beats them.
+Shortcuts: steady state, every request of the workload's lengths (median = mean); other
+requests' prefill chunks spread evenly over the steps; fewer requests than stages run
+micro-batches of one with the other stages idle (the bubble).
+"""
+
+from sympy import Max, Min, Piecewise, ceiling
+
+from ledgerbuild.ledger import quantity
+
+from .flops import prefill_tokens
+from .inputs import (
+    chunked_prefill,
+    concurrency,
+    expert_parallel,
+    max_num_tokens,
+    output_tokens,
+    pipeline_parallel,
+)
+from .latency import prefill_compute_floor_s, prefill_memory_floor_s, prefill_s
+from .memory import total_gpus
+from .offline import micro_batch as offline_micro_batch
+from .offline import offline_concurrency, stage_step
+from .offline import step as offline_step_s
+from .offline import throughput as offline_throughput
+from .sources import LECTURE, SGLANG_BENCH, TRTLLM, VLLM_BENCH
+
+T = "load"
+SRC = LECTURE + " §6.2-6.3 (extended to a concurrency); " + VLLM_BENCH
+P = pipeline_parallel
+outputs = Max(output_tokens, 1)  # the prefill itself yields the first token
+offline = concurrency <= 0
+
+requests = quantity(
+    "load_requests_per_replica",
+    concurrency / expert_parallel,
+    "requests",
+    "Requests the clients keep in flight per attention data-parallel replica",
+    source=SRC,
+    topic=T,
+)
+running = quantity(
+    "load_running",
+    Piecewise((offline_concurrency, offline), (Min(requests, offline_concurrency), True)),
+    "requests",
+    "Requests a replica runs at once: its share of the concurrency, at most what the engine "
+    "holds (offline: offline_concurrency)",
+    source=SRC + "; " + TRTLLM,
+    topic=T,
+)
+micro = quantity(
+    "load_micro_batch",
+    Piecewise((offline_micro_batch, offline), (Max(running / P, Min(running, 1)), True)),
+    "requests",
+    "Sequences one pipeline stage steps at a time (at least one while any runs)",
+    source=SRC,
+    topic=T,
+)
+quantity(
+    "load_pipeline_bubble",
+    Max(0, 1 - running / P),
+    "fraction",
+    "Share of the time a stage idles for want of micro-batches (fewer requests than stages)",
+    source="Narayanan et al. 2021 (pipeline bubble)",
+    topic=T,
+)
+# the other requests' prompts a stage step prefills: each of the micro-batch's sequences is
+# replaced after `outputs` steps; a request's own prefill is in its TTFT, not its TPOT
+others = Piecewise((0, running <= 1), ((running - 1) / running, True))
+step, _, _ = stage_step("load", micro, micro * others / outputs, SRC)
+_, decode_compute_floor, decode_memory_floor = stage_step("load_decode", micro, 0, SRC)
+
+tpot = quantity(
+    "tpot_s",
+    Piecewise((P * offline_step_s, offline), (P * step, True)),
+    "s",
+    "Median time per output token at the concurrency: P stage steps of the micro-batch with the "
+    "other requests' prefill chunks mixed in (offline: offline.py's step)",
+    source=SRC,
+    topic=T,
+)
+chunk_tokens = quantity(
+    "load_prefill_chunk_tokens",
+    Piecewise((Max(max_num_tokens - micro, 1), chunked_prefill > 0), (prefill_tokens, True)),
+    "tokens",
+    "Prompt tokens one step takes for a new request: the token budget left by the decode tokens "
+    "(chunked prefill), or the whole prompt",
+    source=SRC + "; " + SGLANG_BENCH,
+    topic=T,
+)
+chunks = quantity(
+    "load_prefill_steps",
+    ceiling(prefill_tokens / chunk_tokens),
+    "steps",
+    "Steps a new request's prefill spans",
+    source=SRC,
+    topic=T,
+    integer=True,
+)
+in_flight_ttft = quantity(
+    "load_ttft_in_flight_s",
+    prefill_s + Piecewise((0, running <= 1), (chunks * P * step, True)),
+    "s",
+    "TTFT once admitted: the prompt's prefill plus, for each of its chunks, a step of the other "
+    "requests' decode tokens",
+    source=SRC,
+    topic=T,
+)
+service = quantity(
+    "load_request_service_s",
+    in_flight_ttft + (outputs - 1) * tpot,
+    "s",
+    "Time a running request holds its slot: TTFT once admitted and the remaining decode steps",
+    source=SRC,
+    topic=T,
+)
+queue = quantity(
+    "load_queue_wait_s",
+    Piecewise((0, offline | (running <= 0)), (Max(requests - running, 0) / running * service, True)),
+    "s",
+    "Wait in the engine's queue when the clients keep more requests than it holds (closed loop, "
+    "Little's law)",
+    source="Little's law (Little 1961); " + SRC,
+    topic=T,
+)
+ttft = quantity(
+    "ttft_s",
+    queue + in_flight_ttft,
+    "s",
+    "Median time to first token at the concurrency: queue wait, the prompt's prefill and the "
+    "wait for its chunks behind the other requests' decode tokens",
+    source=SRC,
+    topic=T,
+)
+throughput = quantity(
+    "output_tokens_per_s",
+    Piecewise(
+        (offline_throughput, offline),
+        (expert_parallel * running * outputs / service, running > 0),
+        (0, True),
+    ),
+    "tokens/s",
+    "Output tokens per second of the deployment at the concurrency (closed loop; offline: "
+    "offline_throughput_tokens_per_s; 0 = does not fit)",
+    source=SRC,
+    topic=T,
+)
+quantity(
+    "output_tokens_per_s_per_gpu",
+    throughput / total_gpus,
+    "tokens/s",
+    "Output tokens per second per GPU of the deployment at the concurrency",
+    source=SRC,
+    topic=T,
+)
+quantity(
+    "tokens_per_s_per_user",
+    Piecewise((1 / tpot, tpot > 0), (0, True)),
+    "tokens/s",
+    "Decode speed one user sees at the concurrency (1 / TPOT)",
+    source=SRC,
+    topic=T,
+)
+tpot_floor = quantity(
+    "tpot_floor_s",
+    P * Max(decode_compute_floor, decode_memory_floor),
+    "s",
+    "Roofline floor of TPOT at the concurrency: the micro-batch's decode alone at peak FLOP/s "
+    "and bandwidth, every stage in turn",
+    source=SRC,
+    topic=T,
+)
+quantity(
+    "ttft_floor_s",
+    Max(prefill_compute_floor_s, prefill_memory_floor_s),
+    "s",
+    "Roofline floor of TTFT: the prompt's prefill alone at peak",
+    source=SRC,
+    topic=T,
+)
+quantity(
+    "output_tokens_per_s_ceiling",
+    Piecewise((expert_parallel * running / tpot_floor, running > 0), (0, True)),
+    "tokens/s",
+    "Roofline ceiling of output tokens/s at the concurrency (decode at its floor, prefill free)",
+    source=SRC,
+    topic=T,
+)

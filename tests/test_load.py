@@ -1,0 +1,70 @@
+"""Serving at a concurrency (formulas/load.py): limits and shape of TTFT, TPOT, throughput.
+
+The limits are the issue's definitions: at concurrency 0 (offline, every request queued) the
+figures are offline.py's; one request in flight is the lecture's lone request (§6.2: TTFT =
+its prefill, TPOT = a decode step of batch 1). Measured figures are in test_serving_measured.py.
+"""
+
+import pytest
+
+from ledgerbuild.evaluate import evaluate
+
+H100_70B = {"gpu_count": "4", "weight_dtype": "fp8", "kv_dtype": "fp8", "prompt_tokens": "1000"}
+
+
+def at(concurrency, model="llama-3-70b", **sets):
+    return evaluate(model, {**H100_70B, **sets, "concurrency": str(concurrency)})
+
+
+@pytest.mark.parametrize("sets", [{}, {"pipeline_parallel": "2"}, {"time_model": "roofline"}])
+def test_concurrency_0_is_offline(sets):
+    r = at(0, **sets)
+    assert r.value("output_tokens_per_s") == r.value("offline_throughput_tokens_per_s")
+    assert r.value("tpot_s") == r.value("pipeline_parallel") * r.value("offline_step_s")
+    assert r.value("load_running") == r.value("offline_concurrency")
+
+
+def test_one_request_is_the_lone_request():
+    r = at(1, output_tokens="200")
+    assert r.value("ttft_s") == pytest.approx(r.value("prefill_s"), rel=1e-12)
+    assert r.value("tpot_s") == pytest.approx(r.value("decode_step_s"), rel=1e-12)  # batch_size 1
+    assert r.value("output_tokens_per_s") == pytest.approx(
+        200 / (r.value("ttft_s") + 199 * r.value("tpot_s"))
+    )
+
+
+def test_load_slows_each_user_and_raises_throughput_until_the_engine_is_full():
+    runs = [at(c) for c in (1, 4, 16, 64, 256)]
+    tpot = [r.value("tpot_s") for r in runs]
+    ttft = [r.value("ttft_s") for r in runs]
+    out = [r.value("output_tokens_per_s") for r in runs]
+    assert tpot == sorted(tpot) and ttft == sorted(ttft) and out == sorted(out)
+    full = runs[-1].value("offline_concurrency")
+    beyond = at(4 * full)
+    assert beyond.value("output_tokens_per_s") == pytest.approx(at(full).value("output_tokens_per_s"))
+    assert beyond.value("load_queue_wait_s") > 0 and at(full).value("load_queue_wait_s") == 0
+
+
+def test_floors_hold_under_the_calibrated_model():
+    for c in (1, 8, 64, 512):
+        r = at(c, pipeline_parallel="2")
+        assert r.value("tpot_s") >= r.value("tpot_floor_s")
+        assert r.value("ttft_s") >= r.value("ttft_floor_s")
+        assert r.value("output_tokens_per_s") <= r.value("output_tokens_per_s_ceiling")
+
+
+def test_long_prompts_span_chunks_of_the_token_budget():
+    r = at(64, prompt_tokens="20000")
+    budget = r.value("max_num_tokens")
+    assert r.value("load_prefill_steps") == -(-20000 // (budget - r.value("load_micro_batch")))
+    assert r.value("ttft_s") > at(64, prompt_tokens="2000").value("ttft_s")
+
+
+def test_attention_data_parallel_splits_the_requests():
+    one = evaluate("qwen3-30b-a3b", {"concurrency": "64", "gpu_count": "1"})
+    four = evaluate("qwen3-30b-a3b", {"concurrency": "64", "gpu_count": "1", "expert_parallel": "4"})
+    assert four.value("load_requests_per_replica") == 16 and one.value("load_requests_per_replica") == 64
+    assert four.value("tpot_s") < one.value("tpot_s")
+    assert four.value("output_tokens_per_s_per_gpu") == pytest.approx(
+        four.value("output_tokens_per_s") / four.value("total_gpus")
+    )
