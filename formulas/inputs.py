@@ -915,7 +915,7 @@ busy_power_fraction = scenario_input(
     "fraction",
     "Power a GPU draws while it steps without pause (serving at its operating point), "
     "as a share of its board power",
-    default=0.85,
+    default=sp.Rational(85, 100),
     lo=0,
     hi=1,
     source=POWER,
