@@ -67,7 +67,7 @@ def plan(
     * `ledgerbuild plan llama-3-8b --gpu h100-sxm,l40s --requests-per-day 2e5 --json`
     * `ledgerbuild plan llama-3-70b --requests-per-day 1e6 --set gpu_purchase_usd=30000`
     """
-    from ..planning import plan_options
+    from ..planning import CANNOT, plan_options
 
     sets = _target_sets(set_, requests_per_day, peak_to_mean, ttft, tpot)
     result = plan_options(model, [g.strip() for g in gpu.split(",") if g.strip()], sets)
@@ -81,12 +81,16 @@ def plan(
         title=f"{model}: {t['requests_per_day']:,.0f} requests/day, peak x{t['peak_to_mean_ratio']:g}, "
         f"TTFT <= {_ms(t['ttft_target_s'] or None)} ms, TPOT <= {_ms(t['tpot_target_s'] or None)} ms"
     )
-    for name in ("GPU", "layout", "concurrency", "replicas", "GPUs", "USD/month", "USD/Mtok", "TTFT ms",
+    for name in ("GPU", "layout", "conc.", "replicas", "GPUs", "USD/month", "USD/Mtok", "TTFT ms",
                  "TPOT ms", "meets"):  # fmt: skip
-        table.add_column(name, justify="left" if name in ("GPU", "layout", "concurrency") else "right")
+        table.add_column(name, justify="left" if name in ("GPU", "layout") else "right", no_wrap=True)
+    unmet = [f"{r['gpu']} {r['layout']}" for r in result["options"] if not r["meets_targets"]]
+    if unmet:
+        table.caption = f"{CANNOT}: {', '.join(unmet)}"
     for r in result["options"]:
+        conc = str(r["concurrency"]) if r["meets_targets"] else "-"
         table.add_row(
-            r["gpu"], r["layout"], str(r["concurrency"]), str(r["replicas"] or "-"), str(r["gpus"] or "-"),
+            r["gpu"], r["layout"], conc, str(r["replicas"] or "-"), str(r["gpus"] or "-"),
             _money(r["usd_per_month"]),
             _usd(r["usd_per_million_output_tokens"]),
             _ms(r["ttft_s"]), _ms(r["tpot_s"]), "yes" if r["meets_targets"] else "no",
@@ -128,9 +132,9 @@ def frontier(
     from rich.table import Table
 
     table = Table(title=f"{model} on {gpu}: the frontier (* = Pareto)")
-    for name in ("GPUs", "layout", "concurrency", "tok/s/user", "tok/s/GPU", "TTFT ms", "TPOT ms",
+    for name in ("GPUs", "layout", "conc.", "tok/s/user", "tok/s/GPU", "TTFT ms", "TPOT ms",
                  "USD/Mtok", "meets", "Pareto"):  # fmt: skip
-        table.add_column(name, justify="left" if name == "layout" else "right")
+        table.add_column(name, justify="left" if name == "layout" else "right", no_wrap=True)
     for p in result["points"]:
         table.add_row(
             str(p["gpu_count"]), p["layout"], str(p["concurrency"]), f"{p['tokens_per_s_per_user']:.1f}",
