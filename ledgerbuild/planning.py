@@ -52,7 +52,8 @@ def candidate_labels() -> list[str]:
     return sorted(found, key=lambda s: (s == "limit", int(s) if s.isdigit() else 0))
 
 
-def _layouts(sets: dict) -> list[int | None]:
+def layouts(sets: dict) -> list[int | None]:
+    """The tensor-parallel sizes to try (None: the one --set gpu_count_setting gives)."""
     return [None] if "gpu_count_setting" in sets else list(LAYOUTS)
 
 
@@ -68,20 +69,20 @@ def _layout(env: dict) -> str:
     return "x".join(parts)
 
 
-def _scenarios(model: str, gpus: list[str], sets: dict, names: set[str]):
-    """(gpu, evaluated env) for every GPU and layout that fits."""
+def fitting_layouts(model: str, gpus: list[str], sets: dict, names: set[str]):
+    """(gpu, the layout's --set values, evaluated env) for every GPU and layout that fits."""
     for gpu in gpus:
-        for tp in _layouts(sets):
-            scenario = {**sets, "gpu": gpu, **({} if tp is None else {"gpu_count_setting": str(tp)})}
-            env = _evaluate(model, scenario, names)
+        for tp in layouts(sets):
+            scenario = {"gpu": gpu, **({} if tp is None else {"gpu_count_setting": str(tp)})}
+            env = _evaluate(model, {**sets, **scenario}, names | {"plan_concurrency_limit"})
             if env["plan_concurrency_limit"] >= 1:
-                yield gpu, env
+                yield gpu, scenario, env
 
 
 def plan_options(model: str, gpus: list[str], sets: dict) -> dict[str, Any]:
     """Each GPU x layout's plan, sorted by USD per month (those that cannot meet the targets last)."""
     rows = []
-    for gpu, env in _scenarios(model, gpus, sets, set(PLAN)):
+    for gpu, _, env in fitting_layouts(model, gpus, sets, set(PLAN)):
         meets = env["plan_meets_targets"] == 1
         rows.append(
             {
@@ -119,7 +120,7 @@ def frontier_points(model: str, gpu: str, sets: dict) -> dict[str, Any]:
         {f"{n}_at_{c}" for n in POINT for c in labels} | {f"plan_meets_at_{c}" for c in labels} | set(PLAN)
     )
     points = []
-    for _, env in _scenarios(model, [gpu], sets, names):
+    for _, _, env in fitting_layouts(model, [gpu], sets, names):
         limit, seen = int(env["plan_concurrency_limit"]), set()
         for c in labels:
             value = limit if c == "limit" else int(c)
