@@ -46,6 +46,7 @@ from .memory import total_gpus
 from .offline import micro_batch as offline_micro_batch
 from .offline import offline_concurrency, stage_step
 from .offline import step as offline_step_s
+from .offline import ceiling as offline_ceiling
 from .offline import throughput as offline_throughput
 from .sources import LECTURE, SGLANG_BENCH, TRTLLM, VLLM_BENCH
 
@@ -204,7 +205,7 @@ quantity(
 )
 quantity(
     "output_tokens_per_s_ceiling",
-    Piecewise((expert_parallel * running / tpot_floor, running > 0), (0, True)),
+    Piecewise((offline_ceiling, offline), (expert_parallel * running / tpot_floor, running > 0), (0, True)),
     "tokens/s",
     "Roofline ceiling of output tokens/s at the concurrency (decode at its floor, prefill free)",
     source=SRC,

@@ -1,20 +1,27 @@
-"""Calibration: fit the time model's efficiencies to measured offline throughput, per GPU.
+"""Calibration: fit the time model's physical figures to measured throughput, TTFT and TPOT.
 
-Scope: every measured row is resolved once to the ledger's inputs (exact, as `show` would),
-grouped by architecture variant; `offline_throughput_tokens_per_s` and its ceiling are then
-evaluated as numpy functions generated from the same sympy declarations (`sweeps`), so a fit
-never re-implements a formula. Per GPU, least squares on log(predicted / measured) fits
-mfu, bandwidth_efficiency, step_overhead_s, sequence_overhead_s, allreduce_efficiency and
-allreduce_latency_s within physical bounds (BOUNDS), with overlap = 0 (compute, memory and
-link time add: on the v0.17 table the sum fits with half the error of the max).
-Shortcuts: a GPU without multi-GPU rows keeps the all-reduce figures of the fitted GPUs'
-median; the fallback row (GPUs never measured) is the median of every fitted figure.
+Scope: every evaluable measured row is resolved once to the ledger's inputs (exact, as `show`
+would), grouped by architecture variant; the metrics (`output_tokens_per_s`, `ttft_s`,
+`tpot_s`: offline rows at concurrency 0 are offline.py's figures) and their roofline bounds
+are evaluated as numpy functions generated from the same declarations (`sweeps`), so a fit
+never re-implements a formula. Least squares on log(predicted / measured) over every measured
+figure fits mfu, bandwidth_efficiency, step_overhead_s, sequence_overhead_s,
+allreduce_efficiency and allreduce_latency_s within physical bounds (BOUNDS: achieved bandwidth
+<= 0.95 of the datasheet, MFU <= 0.85, per-step overhead <= 1 ms), overlap = 0 (the times add).
+
+The transfer rule: one set of figures for every GPU (`calibrated`), so a GPU never measured
+runs at its own datasheet peaks (per format: FP4, FP8, BF16), HBM and link bandwidth with the
+fitted efficiencies, the kernel efficiency (mfu) carrying from one format to another; a GPU
+with measurements also gets its own refit (`calibrated@gpu`), starting from those figures; a
+GPU without multi-GPU rows keeps the shared all-reduce figures (the report says so).
+`cross_validate` refits with each group's rows left out and predicts them: the figure that says
+whether the fit transfers.
 """
 
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import yaml
@@ -25,8 +32,12 @@ from .measurements import Measurement
 from .numeric import NumericEvaluator
 from .sweeps import sweep_function
 
-QUANTITY = "offline_throughput_tokens_per_s"
-CEILING = "offline_ceiling_tokens_per_s"
+# metric -> (ledger quantity, scale to the metric's unit, its roofline bound, bound kind)
+METRICS = {
+    "output_tokens_per_s": ("output_tokens_per_s", 1.0, "output_tokens_per_s_ceiling", "ceiling"),
+    "ttft_ms": ("ttft_s", 1000.0, "ttft_floor_s", "floor"),
+    "tpot_ms": ("tpot_s", 1000.0, "tpot_floor_s", "floor"),
+}
 # fitted figure -> (lower, upper, start): the physical bounds the fit may not leave
 BOUNDS = {
     "mfu": (0.05, 0.85, 0.5),
@@ -37,135 +48,230 @@ BOUNDS = {
     "allreduce_latency_s": (0.0, 5e-5, 1e-5),
 }
 LINK = ("allreduce_efficiency", "allreduce_latency_s")
+MIN_ROWS_PER_GPU = 8  # fewer measured figures than this: the GPU keeps the shared figures
 
 
 @dataclass
 class Prepared:
-    """Measured rows resolved to ledger inputs, grouped by variant."""
+    """Measured rows resolved to ledger inputs, grouped by variant; refused rows apart."""
 
     rows: list[Measurement]
-    measured: np.ndarray
-    groups: list = field(default_factory=list)  # (row indices, values, throughput fn, ceiling fn)
+    measured: dict[str, np.ndarray]  # metric -> per row (nan: not measured)
+    groups: list = field(default_factory=list)  # (row indices, values, {metric: (fn, bound fn)})
+    refused: list[Measurement] = field(default_factory=list)
+
+    @property
+    def gpus(self) -> np.ndarray:
+        return np.array([m.gpu for m in self.rows])
 
 
 def prepare(rows: list[Measurement], engine: str = "tensorrt-llm", time_model: str | None = None) -> Prepared:
-    """Resolve every row's inputs once (the slow, exact part)."""
+    """Resolve every evaluable row's inputs once (the slow, exact part); a row the ledger cannot
+    resolve joins the refused rows with the reason."""
     by_tags: dict = {}
     models: dict = {}
-    for i, m in enumerate(rows):
+    kept, refused = [], [m for m in rows if m.reason]
+    for m in (m for m in rows if not m.reason):
         sets = m.scenario(engine) | ({"time_model": time_model} if time_model else {})
-        if m.model not in models:
-            models[m.model] = catalog.load_model(m.model)
         try:
+            if m.model not in models:
+                models[m.model] = catalog.load_model(m.model)
             _, inputs, tags = NumericEvaluator(sets).inputs_for(*models[m.model])
         except LedgerError as e:
-            raise LedgerError(f"row {m.row}: {e}") from None
-        by_tags.setdefault(tags, []).append((i, inputs))
-    prepared = Prepared(rows, np.array([m.tokens_per_s for m in rows]))
+            refused.append(replace(m, reason=f"cannot be evaluated: {e}"))
+            continue
+        by_tags.setdefault(tags, []).append((len(kept), inputs))
+        kept.append(m)
+    measured = {k: np.array([m.metrics.get(k, np.nan) for m in kept], dtype=float) for k in METRICS}
+    prepared = Prepared(kept, measured, refused=sorted(refused, key=lambda m: m.row))
     for tags, members in by_tags.items():
-        names, fn = sweep_function(QUANTITY, tags)
-        cnames, cfn = sweep_function(CEILING, tags)
-        values = {n: np.array([float(inp[n]) for _, inp in members]) for n in set(names) | set(cnames)}
-        prepared.groups.append((np.array([i for i, _ in members]), values, fn, cfn))
+        fns, names = {}, set()
+        for metric, (quantity, _, bound, _) in METRICS.items():
+            qn, qf = sweep_function(quantity, tags)
+            bn, bf = sweep_function(bound, tags)
+            fns[metric] = (qf, bf)
+            names |= set(qn) | set(bn)
+        values = {n: np.array([float(inp[n]) for _, inp in members]) for n in names}
+        prepared.groups.append((np.array([i for i, _ in members], dtype=int), values, fns))
     return prepared
 
 
-def _evaluate(prepared: Prepared, which: int, params: dict | None) -> np.ndarray:
-    out = np.empty(len(prepared.rows))
-    gpus = np.array([m.gpu for m in prepared.rows])
-    for idx, values, fn, cfn in prepared.groups:
+def _evaluate(prepared: Prepared, which: int, params: dict | None) -> dict[str, np.ndarray]:
+    out = {k: np.full(len(prepared.rows), np.nan) for k in METRICS}
+    gpus = prepared.gpus
+    for idx, values, fns in prepared.groups:
         env = dict(values)
         if params:
             for name in [*BOUNDS, "overlap"]:
                 env[name] = np.array([params[g][name] for g in gpus[idx]], dtype=float)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            out[idx] = (fn, cfn)[which](env)
+        for metric, pair in fns.items():
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                out[metric][idx] = pair[which](env) * METRICS[metric][1]
     return out
 
 
-def predict(prepared: Prepared, params: dict | None = None) -> np.ndarray:
-    """Predicted tokens/s per row: under `params` (gpu -> figures) or the rows' time model."""
+def predict(prepared: Prepared, params: dict | None = None) -> dict[str, np.ndarray]:
+    """Predicted figures per metric and row: under `params` (gpu -> figures) or the rows' time model."""
     return _evaluate(prepared, 0, params)
 
 
-def ceiling(prepared: Prepared) -> np.ndarray:
+def bounds(prepared: Prepared) -> dict[str, np.ndarray]:
+    """The roofline ceiling (throughput) or floor (TTFT, TPOT) of every row."""
     return _evaluate(prepared, 1, None)
 
 
-def _fit_gpu(prepared: Prepared, gpu: str, free: list[str], fixed: dict) -> dict:
+def _residuals(prepared: Prepared, params: dict, mask: np.ndarray) -> np.ndarray:
+    pred = predict(prepared, params)
+    parts = []
+    for metric in METRICS:
+        meas = prepared.measured[metric]
+        use = mask & np.isfinite(meas)
+        p = pred[metric][use]
+        ok = np.isfinite(p) & (p > 0)
+        parts.append(np.where(ok, np.log(np.where(ok, p, 1) / meas[use]), 5.0))
+    return np.concatenate(parts)
+
+
+def _fit(prepared: Prepared, mask: np.ndarray, free: list[str], fixed: dict, start: dict) -> dict:
     from scipy.optimize import least_squares
 
-    mask = np.array([m.gpu == gpu for m in prepared.rows])
+    gpus = set(prepared.gpus)
     lo = [BOUNDS[n][0] for n in free]
     hi = [BOUNDS[n][1] for n in free]
 
     def residuals(x):
-        figures = {**fixed, **dict(zip(free, x, strict=False)), "overlap": 0}
-        pred = predict(prepared, {g: figures for g in {m.gpu for m in prepared.rows}})
-        return np.log(pred[mask] / prepared.measured[mask])
+        figures = {**fixed, **dict(zip(free, x, strict=True)), "overlap": 0}
+        return _residuals(prepared, dict.fromkeys(gpus, figures), mask)
 
-    start = [BOUNDS[n][2] for n in free]
-    sol = least_squares(residuals, start, bounds=(lo, hi), x_scale=np.maximum(hi, 1e-9))
-    return {**fixed, **{n: float(v) for n, v in zip(free, sol.x, strict=False)}, "overlap": 0}
+    x0 = [min(max(start[n], BOUNDS[n][0]), BOUNDS[n][1]) for n in free]
+    sol = least_squares(residuals, x0, bounds=(lo, hi), x_scale=np.maximum(hi, 1e-9))
+    return {**fixed, **{n: float(v) for n, v in zip(free, sol.x, strict=True)}, "overlap": 0}
 
 
-def fit(prepared: Prepared) -> tuple[dict, dict]:
-    """(figures per GPU, fallback figures) fitted to the prepared rows."""
-    gpus = sorted({m.gpu for m in prepared.rows})
-    multi = {m.gpu for m in prepared.rows if m.tp > 1}
-    fitted = {g: _fit_gpu(prepared, g, list(BOUNDS), {}) for g in gpus if g in multi}
-    link = {n: float(np.median([f[n] for f in fitted.values()])) if fitted else BOUNDS[n][2] for n in LINK}
-    for g in gpus:
-        if g not in fitted:
-            fitted[g] = _fit_gpu(prepared, g, [n for n in BOUNDS if n not in LINK], link)
-    fallback = {n: float(np.median([f[n] for f in fitted.values()])) for n in BOUNDS}
-    return fitted, {**fallback, "overlap": 0}
+def _measured_count(prepared: Prepared, mask: np.ndarray) -> int:
+    return int(sum(np.isfinite(prepared.measured[k][mask]).sum() for k in METRICS))
+
+
+@dataclass
+class Fit:
+    shared: dict  # the figures every GPU without its own fit gets (the transfer rule)
+    per_gpu: dict  # gpu -> figures
+    notes: list[str]  # parameters at a bound, figures it could not fit
+
+    def params(self, gpus) -> dict:
+        return {g: self.per_gpu.get(g, self.shared) for g in gpus}
+
+
+def fit(prepared: Prepared, mask: np.ndarray | None = None, per_gpu: bool = True) -> Fit:
+    """The shared figures over the rows in `mask` (default: all), then each GPU's own refit."""
+    mask = np.ones(len(prepared.rows), dtype=bool) if mask is None else mask
+    if not mask.any():
+        raise LedgerError("no measured row to fit (every row was refused)")
+    start = {n: b[2] for n, b in BOUNDS.items()}
+    multi = mask & np.array([m.tp > 1 or m.replicas > 1 for m in prepared.rows])
+    notes = []
+    if multi.any():
+        shared = _fit(prepared, mask, list(BOUNDS), {}, start)
+    else:
+        notes.append("no multi-GPU rows: the all-reduce figures are not fitted (start values kept: "
+                     + ", ".join(f"{n} {start[n]:g}" for n in LINK) + ")")
+        shared = _fit(prepared, mask, [n for n in BOUNDS if n not in LINK], {n: start[n] for n in LINK}, start)
+    notes += _at_bounds("calibrated", shared)
+    fitted = {}
+    for gpu in sorted(set(prepared.gpus[mask])) if per_gpu else []:
+        own = mask & (prepared.gpus == gpu)
+        if _measured_count(prepared, own) < MIN_ROWS_PER_GPU:
+            notes.append(f"{gpu}: fewer than {MIN_ROWS_PER_GPU} measured figures, keeps the shared figures")
+            continue
+        if (own & multi).any():
+            fitted[gpu] = _fit(prepared, own, list(BOUNDS), {}, shared)
+        else:
+            notes.append(f"{gpu}: no multi-GPU rows, keeps the shared all-reduce figures")
+            link = {n: shared[n] for n in LINK}
+            fitted[gpu] = _fit(prepared, own, [n for n in BOUNDS if n not in LINK], link, shared)
+        notes += _at_bounds(f"calibrated@{gpu}", fitted[gpu])
+    return Fit(shared, fitted, notes)
+
+
+def _at_bounds(ident: str, figures: dict) -> list[str]:
+    out = []
+    for name, (lo, hi, _) in BOUNDS.items():
+        v = figures[name]
+        span = hi - lo
+        if v <= lo + 1e-3 * span:
+            out.append(f"{ident}: {name} at its lower bound {lo:g}")
+        elif v >= hi - 1e-3 * span:
+            out.append(f"{ident}: {name} at its upper bound {hi:g}")
+    return out
+
+
+def groups_of(prepared: Prepared, by: str) -> np.ndarray:
+    """The group each row belongs to for leave-one-group-out: gpu, model or engine."""
+    if by not in ("gpu", "model", "engine"):
+        raise LedgerError(f"--cv {by!r}: expected gpu, model or engine")
+    return np.array([getattr(m, by) or "-" for m in prepared.rows])
+
+
+def cross_validate(prepared: Prepared, by: str, engine: str) -> dict[str, np.ndarray]:
+    """Every row predicted by a fit that never saw its group (leave one gpu/model/engine out)."""
+    labels = groups_of(prepared, by)
+    if by == "engine":
+        labels = np.array([x if x != "-" else engine for x in labels])
+    out = {k: np.full(len(prepared.rows), np.nan) for k in METRICS}
+    for g in sorted(set(labels)):
+        held = labels == g
+        if held.all():
+            raise LedgerError(f"--cv {by}: every row is {g!r}; nothing left to fit on")
+        result = fit(prepared, ~held)
+        pred = predict(prepared, result.params(set(prepared.gpus)))
+        for k in METRICS:
+            out[k][held] = pred[k][held]
+    return out
 
 
 def errors(predicted: np.ndarray, measured: np.ndarray) -> dict:
-    rel = np.abs(predicted / measured - 1)
+    use = np.isfinite(measured) & np.isfinite(predicted)
+    rel = np.abs(predicted[use] / measured[use] - 1)
+    if not len(rel):
+        return {"rows": 0, "median": None, "p90": None, "max": None}
     return {
-        "rows": len(rel),
+        "rows": int(len(rel)),
         "median": float(np.median(rel)),
         "p90": float(np.percentile(rel, 90)),
         "max": float(rel.max()),
     }
 
 
-def time_model_yaml(name: str, fitted: dict, fallback: dict, prepared: Prepared, source_path: str) -> str:
+def time_model_yaml(name: str, result: Fit, prepared: Prepared, source: str) -> str:
     """The fit as a time-model file (`--time-model FILE`, or scenarios/calibrated.yaml)."""
-    pred = predict(prepared, {**fitted})
+    pred = predict(prepared, result.params(set(prepared.gpus)))
     today = datetime.date.today().isoformat()
+    how = f"ledgerbuild calibrate {source} ({today}); least squares on log error, overlap 0, bounds {_bounds_text()}"
     rows = [
         _row(
             name,
-            fallback,
-            "Calibrated preset for GPUs without measurements: the median "
-            f"of the figures fitted per GPU on {source_path}",
-            f"ledgerbuild calibrate {source_path} ({today}); median of {len(fitted)} GPUs",
+            result.shared,
+            "Calibrated figures shared by every GPU (the transfer rule: a GPU without its own fit runs "
+            f"at its datasheet peaks with these efficiencies), fitted to every row of {source}",
+            how,
         )
     ]
-    for gpu, figures in sorted(fitted.items()):
-        mask = np.array([m.gpu == gpu for m in prepared.rows])
-        e = errors(pred[mask], prepared.measured[mask])
-        rows.append(
-            _row(
-                f"{name}@{gpu}",
-                figures,
-                f"Fitted to {e['rows']} measured rows on {gpu}: |error| median "
-                f"{e['median']:.1%}, p90 {e['p90']:.1%}",
-                f"ledgerbuild calibrate {source_path} ({today}); least squares on log "
-                f"error, overlap 0, bounds {_bounds_text()}",
-            )
-        )
-    total = errors(pred, prepared.measured)
-    head = (
-        f"# Time model `{name}`: written by `ledgerbuild calibrate` on {today}.\n"
-        f"# Fitted to {total['rows']} rows of {source_path}: |predicted/measured - 1| median "
-        f"{total['median']:.1%}, p90 {total['p90']:.1%}.\n"
-        f"# Rows `{name}@GPU` apply to that GPU; `{name}` to every other GPU.\n"
-    )
-    return head + yaml.safe_dump({"rows": rows}, sort_keys=False, width=100)
+    for gpu, figures in sorted(result.per_gpu.items()):
+        mask = prepared.gpus == gpu
+        e = {k: errors(pred[k][mask], prepared.measured[k][mask]) for k in METRICS}
+        said = "; ".join(f"{k} median {v['median']:.1%}" for k, v in e.items() if v["rows"])
+        rows.append(_row(f"{name}@{gpu}", figures, f"Fitted to the measured rows on {gpu}: |error| {said}", how))
+    total = {k: errors(pred[k], prepared.measured[k]) for k in METRICS}
+    head = [f"# Time model `{name}`: written by `ledgerbuild calibrate` on {today}."]
+    head += [
+        f"# {k}: {v['rows']} figures of {source}, |predicted/measured - 1| median {v['median']:.1%}, "
+        f"p90 {v['p90']:.1%}."
+        for k, v in total.items()
+        if v["rows"]
+    ]
+    head += [f"# Rows `{name}@GPU` apply to that GPU; `{name}` to every other GPU."]
+    head += [f"# note: {n}" for n in result.notes]
+    return "\n".join(head) + "\n" + yaml.safe_dump({"rows": rows}, sort_keys=False, width=100)
 
 
 def _row(ident: str, figures: dict, description: str, source: str) -> dict:

@@ -160,6 +160,7 @@ class EngineEntry(_Strict):
     max_num_tokens: int = Field(gt=0)
     sliding_window_kv: int = Field(ge=0, le=1)
     chunked_prefill: int = Field(ge=0, le=1, default=1)  # 1: prompts split to fit max_num_tokens
+    limits_source: str = ""  # where max_batch, max_num_tokens and chunked_prefill come from
     description: str
     source: str
 

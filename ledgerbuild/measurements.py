@@ -1,18 +1,26 @@
-"""Measured serving throughput: load, validate and resolve a measurement file.
+"""Measured serving figures: load a measurement file, resolve its rows, say which cannot be evaluated.
 
-Scope: a YAML file (a `rows:` list, optionally with its `source:` header, as
-`measurements/trtllm_perf_v0.17.yaml`) or a CSV file, one row per measured configuration with
-the fields model, gpu, precision (or dtype), tp, pp (default 1), isl, osl, tokens_per_s
-(output tokens per second of the whole deployment, all requests queued). Names as a published
-table prints them are mapped to catalog ids by `measurements/aliases.yaml`; catalog ids and
-model/GPU YAML paths work directly. Every bad row is one LedgerError naming file, row, field.
-Shortcut: a row's KV cache uses its weights' precision unless `kv_dtype` is given.
+Scope: a YAML file (a `rows:` list under its source header, as the files of `measurements/`) or a
+CSV file. Two row formats, read as published:
+- offline throughput (TensorRT-LLM perf-overview v0.17, v1.0): model, gpu, precision (or dtype),
+  tp, pp, isl, osl, tokens_per_s (output tokens/s of the deployment, all requests queued);
+- at a concurrency (InferenceX): concurrency, engine, tp, ep, pp, dp_attention, disagg,
+  spec_decoding, throughput_output_tokens_per_s[_per_gpu], ttft_ms_median, tpot_ms_median.
+Optional per-row limits `max_num_seqs`, `max_num_batched_tokens` override the engine preset.
+Names as published map to catalog ids through `measurements/aliases.yaml`. A row the ledger
+cannot evaluate (unknown model or GPU, disaggregated prefill/decode, speculative decoding, the
+same configuration twice) is kept with its reason; a malformed file (a missing field, a value
+that is not a number) is one LedgerError naming file, row, field.
+Shortcuts: a row's KV cache uses the precision alias's KV format unless `kv_dtype` is given;
+InferenceX's per-GPU output throughput is per tensor-parallel GPU (its process_result.py divides
+the deployment's by tp), so the deployment's is that times tp; with dp_attention the attention
+runs data-parallel on ep replicas of tp / ep GPUs each (the ledger's expert_parallel).
 """
 
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -23,23 +31,39 @@ from . import catalog
 from .errors import LedgerError, close_matches
 from .files import read_input
 
-SHIPPED = "trtllm_perf_v0.17.yaml"
-REQUIRED = ("model", "gpu", "tp", "isl", "osl", "tokens_per_s")
+SHIPPED = ("trtllm_perf_v0.17.yaml", "trtllm_perf_v1.0.yaml", "inferencex_dsr1_latency.yaml")
+REQUIRED = ("model", "gpu", "tp", "isl", "osl")
+METRICS = ("output_tokens_per_s", "ttft_ms", "tpot_ms")
 MAX_BYTES = 50 * 2**20
+NONE = (None, "", "none", "None", "null", False, "false", "False")
 
 
 @dataclass(frozen=True)
 class Measurement:
     row: int  # 1-based position in the file
-    model: str  # catalog id or path
+    model: str  # catalog id or path ("" when refused for it)
     gpu: str
     weight_dtype: str
     kv_dtype: str
-    tp: int
+    tp: int  # tensor-parallel GPUs of one attention replica (the ledger's gpu_count)
     pp: int
     isl: int
     osl: int
-    tokens_per_s: float
+    metrics: dict[str, float] = field(default_factory=dict)  # measured: output_tokens_per_s, ...
+    concurrency: int = 0  # 0: offline (every request queued)
+    replicas: int = 1  # attention data-parallel replicas (the ledger's expert_parallel)
+    engine: str = ""  # engine table id ("": the caller's default)
+    limits: dict[str, str] = field(default_factory=dict)  # the row's own engine limits (--set)
+    reason: str = ""  # why it cannot be evaluated ("" = it can)
+    labels: dict[str, str] = field(default_factory=dict)  # names as published, for the tables
+
+    @property
+    def tokens_per_s(self) -> float:
+        return self.metrics.get("output_tokens_per_s", float("nan"))
+
+    @property
+    def gpus(self) -> int:
+        return self.tp * self.pp * self.replicas
 
     def scenario(self, engine: str) -> dict[str, str]:
         """The `--set` values that evaluate this row."""
@@ -47,16 +71,19 @@ class Measurement:
             "gpu": self.gpu,
             "gpu_count": str(self.tp),
             "pipeline_parallel": str(self.pp),
+            "expert_parallel": str(self.replicas),
             "weight_dtype": self.weight_dtype,
             "kv_dtype": self.kv_dtype,
             "prompt_tokens": str(self.isl),
             "output_tokens": str(self.osl),
-            "serving_engine": engine,
+            "concurrency": str(self.concurrency),
+            "serving_engine": self.engine or engine,
+            **self.limits,
         }
 
 
-def shipped_path() -> Path:
-    return Path(str(resources.files("ledgerbuild.catalog_measurements").joinpath(SHIPPED)))
+def shipped_path(name: str = SHIPPED[0]) -> Path:
+    return Path(str(resources.files("ledgerbuild.catalog_measurements").joinpath(name)))
 
 
 @cache
@@ -65,10 +92,11 @@ def aliases() -> dict:
     return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
-def _read_rows(path: Path) -> list[dict]:
+def _read_rows(path: Path) -> tuple[dict, list[dict]]:
+    """(the file's header, its rows)."""
     text = read_input(path, MAX_BYTES)
     if path.suffix.lower() == ".csv":
-        return [dict(r) for r in csv.DictReader(text.splitlines())]
+        return {}, [dict(r) for r in csv.DictReader(text.splitlines())]
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as e:
@@ -76,7 +104,32 @@ def _read_rows(path: Path) -> list[dict]:
     rows = data.get("rows") if isinstance(data, dict) else data
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise LedgerError(f"{path}: expected a list of rows (or a mapping with `rows:`)")
-    return rows
+    return (data if isinstance(data, dict) else {}), rows
+
+
+def _layout_defaults(header: dict) -> dict:
+    """How the file's source ran MoE models where its rows do not say (aliases.yaml `layouts`,
+    keyed by the source's commit)."""
+    source = header.get("source") if isinstance(header.get("source"), dict) else {}
+    return aliases().get("layouts", {}).get(str(source.get("commit", "")), {})
+
+
+def _is_moe(model: str) -> bool:
+    try:
+        _, fields = catalog.load_model(model)
+    except LedgerError:
+        return False
+    return bool(fields.get("n_routed_experts"))
+
+
+def _number(value, where: str) -> float:
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        raise LedgerError(f"{where}: not a number: {value!r}") from None
+    if not number > 0 or number == float("inf"):
+        raise LedgerError(f"{where}: must be a positive number, got {value!r}")
+    return number
 
 
 def _whole(value, where: str, lo: int) -> int:
@@ -89,22 +142,26 @@ def _whole(value, where: str, lo: int) -> int:
     return int(number)
 
 
-def _resolve(kind: str, name: str, where: str) -> str:
+def _resolve(kind: str, name) -> tuple[str, str]:
+    """(catalog id or path, "") or ("", reason) for a published name."""
     name = str(name).strip()
     mapped = aliases()[kind].get(name, name)
     known = catalog.model_paths() if kind == "models" else catalog.gpus()
     if mapped in known or Path(mapped).suffix in (".yaml", ".yml", ".json"):
-        return mapped
+        return mapped, ""
     names = list(known) + list(aliases()[kind])
-    raise LedgerError(f"{where}: unknown {kind[:-1]} {name!r}{close_matches(name, names)}")
+    via = f" (alias of {name!r})" if mapped != name else ""
+    return "", f"unknown {kind[:-1]} {mapped!r}{via}{close_matches(mapped, names)}"
 
 
 def _dtypes(row: dict, where: str) -> tuple[str, str]:
     precision = row.get("precision", row.get("dtype"))
-    if precision is None:
+    if precision in (None, ""):
         raise LedgerError(f"{where} field precision: missing (or give dtype)")
     pair = aliases()["precisions"].get(str(precision).strip())
-    weight, kv = pair if pair else (str(precision).strip(), row.get("kv_dtype", precision))
+    weight, kv = pair if pair else (str(precision).strip(), row.get("kv_dtype") or precision)
+    if row.get("kv_dtype") not in NONE:
+        kv = str(row["kv_dtype"])
     for dt in (weight, str(kv)):
         if dt not in catalog.table("dtypes"):
             raise LedgerError(
@@ -113,47 +170,138 @@ def _dtypes(row: dict, where: str) -> tuple[str, str]:
     return weight, str(kv)
 
 
-def _measurement(row: dict, n: int, path: Path) -> Measurement:
+def _metrics(row: dict, where: str, tp: int) -> dict[str, float]:
+    """The measured figures a row gives, as the ledger's metrics."""
+    out = {}
+    if row.get("tokens_per_s") not in (None, ""):
+        out["output_tokens_per_s"] = _number(row["tokens_per_s"], f"{where} field tokens_per_s")
+    elif row.get("throughput_output_tokens_per_s") not in (None, ""):
+        name = "throughput_output_tokens_per_s"
+        out["output_tokens_per_s"] = _number(row[name], f"{where} field {name}")
+    elif row.get("throughput_output_tokens_per_s_per_gpu") not in (None, ""):
+        name = "throughput_output_tokens_per_s_per_gpu"
+        out["output_tokens_per_s"] = tp * _number(row[name], f"{where} field {name}")
+    for metric, name in (("ttft_ms", "ttft_ms_median"), ("tpot_ms", "tpot_ms_median")):
+        if row.get(name) not in (None, ""):
+            out[metric] = _number(row[name], f"{where} field {name}")
+    if not out:
+        raise LedgerError(f"{where} field tokens_per_s: missing (no throughput, TTFT or TPOT given)")
+    return out
+
+
+def _refusal(row: dict) -> str:
+    if row.get("disagg") not in NONE:
+        return "disaggregated prefill/decode (separate prefill and decode workers are not modelled)"
+    if row.get("spec_decoding") not in NONE:
+        return f"speculative decoding ({row['spec_decoding']}) is not modelled at a concurrency"
+    return ""
+
+
+def _layout(row: dict, where: str) -> tuple[int, int, int, int]:
+    """(attention tensor-parallel GPUs, pipeline stages, attention replicas, tp as published)."""
+    tp = _whole(row["tp"], f"{where} field tp", 1)
+    pp = _whole(row.get("pp") or 1, f"{where} field pp", 1)
+    ep = _whole(row.get("ep") or 1, f"{where} field ep", 1)
+    if row.get("dp_attention") not in NONE and ep > 1:
+        if tp % ep:
+            raise LedgerError(f"{where} field ep: dp_attention needs ep to divide tp, got tp {tp}, ep {ep}")
+        return tp // ep, pp, ep, tp
+    return tp, pp, 1, tp
+
+
+def _limits(row: dict, where: str) -> dict[str, str]:
+    out = {}
+    for column, name in (("max_num_seqs", "max_batch"), ("max_num_batched_tokens", "max_num_tokens")):
+        if row.get(column) not in (None, ""):
+            out[name] = str(_whole(row[column], f"{where} field {column}", 1))
+    return out
+
+
+def _engine(row: dict) -> tuple[str, str]:
+    name = row.get("engine")
+    if name in (None, ""):
+        return "", ""
+    mapped = aliases().get("engines", {}).get(str(name).strip(), str(name).strip())
+    if mapped in catalog.table("engines"):
+        return mapped, ""
+    return "", f"unknown engine {name!r}{close_matches(str(name), catalog.table('engines'))}"
+
+
+def _measurement(row: dict, n: int, path: Path, defaults: dict) -> Measurement:
     where = f"{path}: row {n}"
     for name in REQUIRED:
-        if row.get(name) in (None, ""):
+        if row.get(name) in (None, "") and not (name == "tp" and row.get("disagg") not in NONE):
             raise LedgerError(f"{where} field {name}: missing")
-    try:
-        tokens = float(str(row["tokens_per_s"]).strip())
-    except ValueError:
-        raise LedgerError(f"{where} field tokens_per_s: not a number: {row['tokens_per_s']!r}") from None
-    if not tokens > 0 or tokens == float("inf"):
-        raise LedgerError(
-            f"{where} field tokens_per_s: must be a positive number, got {row['tokens_per_s']!r}"
-        )
+    labels = {k: str(row.get(k, "")) for k in ("model", "gpu", "precision", "engine", "ep")}
+    reason = _refusal(row)
+    if reason:  # a disaggregated row has no single tp; it is reported, not evaluated
+        return Measurement(n, "", "", "", "", 0, 0, 0, 0, reason=reason, labels=labels)
+    model, why_model = _resolve("models", row["model"])
+    if "moe" in defaults and "ep" not in row and model and _is_moe(model):
+        row = {**row, "ep": row["tp"], "dp_attention": defaults["moe"].get("dp_attention", False)}
+        labels["layout"] = "file default for MoE: ep = tp, dp_attention"
+    tp, pp, replicas, published_tp = _layout(row, where)
+    gpu, why_gpu = _resolve("gpus", row["gpu"])
+    engine, why_engine = _engine(row)
     weight, kv = _dtypes(row, where)
+    concurrency = _whole(row.get("concurrency") or 0, f"{where} field concurrency", 0)
     return Measurement(
         n,
-        _resolve("models", row["model"], f"{where} field model"),
-        _resolve("gpus", row["gpu"], f"{where} field gpu"),
+        model,
+        gpu,
         weight,
         kv,
-        _whole(row["tp"], f"{where} field tp", 1),
-        _whole(row.get("pp") or 1, f"{where} field pp", 1),
+        tp,
+        pp,
         _whole(row["isl"], f"{where} field isl", 1),
         _whole(row["osl"], f"{where} field osl", 1),
-        tokens,
+        _metrics(row, where, published_tp * pp),
+        concurrency,
+        replicas,
+        engine,
+        _limits(row, where),
+        why_model or why_gpu or why_engine,
+        labels,
     )
 
 
+def _key(m: Measurement) -> tuple:
+    return (m.model, m.gpu, m.weight_dtype, m.kv_dtype, m.tp, m.pp, m.replicas, m.isl, m.osl, m.concurrency)
+
+
 def load(path: str | Path | None = None) -> tuple[Path, list[Measurement]]:
-    """(path, rows) of a measurement file; the shipped v0.17 table when no path is given."""
+    """(path, rows) of a measurement file, refused rows included (`reason`); the shipped v0.17
+    table when no path is given."""
     path = Path(path) if path else shipped_path()
-    rows = [_measurement(r, n, path) for n, r in enumerate(_read_rows(path), start=1)]
+    header, raw = _read_rows(path)
+    defaults = _layout_defaults(header)
+    rows = [_measurement(r, n, path, defaults) for n, r in enumerate(raw, start=1)]
     if not rows:
         raise LedgerError(f"{path}: no rows")
     seen: dict[tuple, int] = {}
-    for m in rows:
-        key = (m.model, m.gpu, m.weight_dtype, m.kv_dtype, m.tp, m.pp, m.isl, m.osl)
+    for i, m in enumerate(rows):
+        if m.reason:
+            continue
+        key = (*_key(m), m.engine)
         if key in seen:
-            raise LedgerError(
-                f"{path}: row {m.row} field tokens_per_s: duplicate of row "
-                f"{seen[key]} (same model, gpu, precision, tp, pp, isl, osl)"
-            )
-        seen[key] = m.row
+            rows[i] = _refused(m, f"duplicate of row {seen[key]} (same model, gpu, precision, layout, shape)")
+        else:
+            seen[key] = m.row
     return path, rows
+
+
+def _refused(m: Measurement, reason: str) -> Measurement:
+    from dataclasses import replace
+
+    return replace(m, reason=reason)
+
+
+def evaluable(rows: list[Measurement]) -> list[Measurement]:
+    return [m for m in rows if not m.reason]
+
+
+def load_many(paths: list[str | Path] | None) -> list[tuple[Path, list[Measurement]]]:
+    """Every file given, or every shipped file when none is."""
+    if not paths:
+        return [load(shipped_path(name)) for name in SHIPPED]
+    return [load(p) for p in paths]
