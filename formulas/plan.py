@@ -22,7 +22,7 @@ concurrency; a replica at partial load draws idle and busy power in proportion t
 import sympy as sp
 from sympy import And, Eq, Max, Or, Piecewise, ceiling
 
-from ledgerbuild.ledger import LEDGER, Quantity, quantity
+from ledgerbuild.ledger import LEDGER, Quantity, constant, quantity
 
 from .inputs import (
     busy_power_fraction,
@@ -58,7 +58,18 @@ from .sources import LECTURE
 T = "plan"
 LITTLE = "Little 1961, A proof for the queuing formula L = lambda W (Operations Research 9(3))"
 SRC = "formulas/plan.py: largest concurrency meeting the targets; " + LITTLE
-CANDIDATES = [2**k for k in range(11)]  # 1 ... 1024, and the engine's limit
+# the candidate concurrencies 1 ... 1024 (and the engine's limit), named: no formula hides a number
+CANDIDATES = [
+    constant(
+        f"concurrency_{2**k}",
+        2**k,
+        "requests",
+        f"A candidate concurrency of the plan: {2**k} requests in flight",
+        source="formulas/plan.py (powers of two, as serving benchmarks sweep them)",
+        tex=str(2**k),
+    )
+    for k in range(11)
+]
 outputs = Max(output_tokens, 1)
 
 
@@ -142,10 +153,25 @@ def candidate(value, label):
     return value, ok, at
 
 
-choices = [candidate(c, str(c)) for c in CANDIDATES] + [candidate(limit, "limit")]
+choices = [candidate(c, c.name.removeprefix("concurrency_")) for c in CANDIDATES] + [
+    candidate(limit, "limit")
+]
+HALVES = (choices[:6], choices[6:])  # two steps each: no workbook formula runs past 500 characters
+best = [
+    quantity(
+        f"plan_concurrency_{part}",
+        Max(*(value * ok for value, ok, _ in half)),
+        "requests",
+        f"Largest concurrency among the {part} candidates that meets both targets (0 = none)",
+        source=SRC,
+        topic=T,
+        integer=True,
+    )
+    for part, half in zip(("low", "high"), HALVES, strict=True)
+]
 concurrency_chosen = quantity(
     "plan_concurrency",
-    Max(*(value * ok for value, ok, _ in choices)),
+    Max(*best),
     "requests",
     "Largest concurrency per replica that meets both targets (0 = cannot meet the targets)",
     source=SRC,
@@ -156,9 +182,22 @@ found = concurrency_chosen > 0
 
 
 def chosen(name, unit, description):
-    """A frontier figure at plan_concurrency (0 = cannot meet the targets)."""
-    pieces = [(at[name], Eq(concurrency_chosen, value)) for value, _, at in reversed(choices)]
-    return quantity(f"plan_{name}", Piecewise(*pieces, (0, True)), unit, description, source=SRC, topic=T)
+    """A frontier figure at plan_concurrency (0 = cannot meet the targets), in two steps."""
+    parts = []
+    for part, half in zip(("low", "high"), HALVES, strict=True):
+        pieces = [(at[name], Eq(concurrency_chosen, value)) for value, _, at in reversed(half)]
+        parts.append(
+            quantity(
+                f"plan_{name}_{part}",
+                Piecewise(*pieces, (0, True)),
+                unit,
+                f"{description.split(' (')[0]}, if it is among the {part} candidates (else 0)",
+                source=SRC,
+                topic=T,
+            )
+        )
+    pick = Piecewise((parts[1], concurrency_chosen > best[0]), (parts[0], True))
+    return quantity(f"plan_{name}", pick, unit, description, source=SRC, topic=T)
 
 
 chosen("ttft_s", "s", "Median TTFT at plan_concurrency (0 = cannot meet the targets)")
@@ -178,10 +217,10 @@ mean_rate = quantity(
 )
 replicas = quantity(
     "plan_replicas",
-    Piecewise((Max(1, ceiling(mean_rate * peak_to_mean_ratio * outputs / replica_tokens)), found), (0, True)),
+    Piecewise((ceiling(mean_rate * peak_to_mean_ratio * outputs / replica_tokens), found), (0, True)),
     "replicas",
-    "Replicas for the peak: peak request rate x output tokens / a replica's output tokens/s, at "
-    "least 1 (Little's law: a replica at concurrency c serves c / latency requests/s; 0 = cannot "
+    "Replicas for the peak: peak request rate x output tokens / a replica's output tokens/s, "
+    "rounded up (Little's law: a replica at concurrency c serves c / latency requests/s; 0 = cannot "
     "meet the targets)",
     source=LITTLE,
     topic=T,

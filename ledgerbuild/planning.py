@@ -57,8 +57,9 @@ def layouts(sets: dict) -> list[int | None]:
     return [None] if "gpu_count_setting" in sets else list(LAYOUTS)
 
 
-def _evaluate(model: str, sets: dict, names: set[str]) -> dict:
-    entry, fields = catalog.load_model(model)
+def _evaluate(model, sets: dict, names: set[str]) -> dict:
+    """`model`: a catalog id or path, or an (entry, fields) pair already read."""
+    entry, fields = catalog.load_model(model) if isinstance(model, str) else model
     return NumericEvaluator(sets).evaluate_floats(entry, fields, frozenset(names))
 
 
@@ -69,7 +70,7 @@ def _layout(env: dict) -> str:
     return "x".join(parts)
 
 
-def fitting_layouts(model: str, gpus: list[str], sets: dict, names: set[str]):
+def fitting_layouts(model, gpus: list[str], sets: dict, names: set[str]):
     """(gpu, the layout's --set values, evaluated env) for every GPU and layout that fits."""
     for gpu in gpus:
         for tp in layouts(sets):

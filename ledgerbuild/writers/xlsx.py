@@ -100,8 +100,9 @@ def build_workbook(
     compare_where, scenario_where = _place(wb, run(job, workers), cells, cacher)
     write_scenarios(wb, scenarios, ledger, results, scenario_where, cells)
     write_compare(wb, ledger, results, gpu_ids, compare_where, cells)
-    write_frontier(wb, ledger, by_id[sweep_id], names_for(ledger, by_id[sweep_id]), titles[sweep_id], gpu_ids,
-                   sets, cells)  # fmt: skip
+    sweep = by_id[sweep_id]
+    write_frontier(wb, ledger, sweep, names_for(ledger, sweep), titles[sweep_id], gpu_ids, sets, cells,
+                   cacher.entries[sweep_id])  # fmt: skip
     write_models_table(wb, ledger, results)
     _write_tables(wb, gpu_ids)
     _cache_views(wb, cells, cacher)

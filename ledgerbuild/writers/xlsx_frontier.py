@@ -46,10 +46,12 @@ SHOWN = [  # columns U onwards
 ]
 
 
-def write_frontier(wb, ledger: Ledger, res: Result, names: dict[str, str], title: str, gpus, sets, cells):
-    """Frontier and FrontierCalc for `res` (the Sweeps sheet's model)."""
+def write_frontier(
+    wb, ledger: Ledger, res: Result, names: dict[str, str], title: str, gpus, sets, cells, entry
+):
+    """Frontier and FrontierCalc for `res` (the Sweeps sheet's model; `entry`: its (entry, fields))."""
     labels = candidate_labels()
-    columns = list(fitting_layouts(res.model_id, gpus, sets, _targets(labels)))
+    columns = list(fitting_layouts(entry, gpus, sets, _targets(labels)))
     if not columns:
         return
     calc = wb.create_sheet("FrontierCalc")
