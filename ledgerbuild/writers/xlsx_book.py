@@ -54,6 +54,7 @@ class Chart:
     more: list[tuple[str, str, str]] = field(default_factory=list)  # further series: (name, xs, ys)
     log_x: bool = True
     lines: bool = True  # False: markers only
+    size: tuple[int, int] = (605, 283)  # pixels
 
 
 @dataclass

@@ -101,7 +101,7 @@ def write_frontier(
         text(ws, top, 13, f"{gpu} TP{int(env['gpu_count'])}")
         spans.append((top, top + within[0], top + within[-1]))
     _pareto_cached(ws, first, last, labels, columns)
-    _chart(ws, spans, last)
+    _chart(ws, spans, res.model_id)
     widths(ws, {1: 14, 2: 8, 3: 8, 4: 12, **{c: 16 for c in range(5, 13)}, 13: 18})
     widths(calc, {1: 24, 2: 44, 3: 12, **{c: 14 for c in range(FIRST_COL, FIRST_COL + len(columns))}})
     print_setup(ws, header_rows=f"{HEAD}:{HEAD}")
@@ -168,13 +168,13 @@ def _pareto_cached(ws, first, last, labels, columns) -> None:
         ws.cells[p["row"], 12].cached = int(p["pareto"])
 
 
-def _chart(ws, spans, last) -> None:
+def _chart(ws, spans, model: str) -> None:
     sheet = f"'{ws.title}'"
     series = [(f"{sheet}!$M${n}", f"{sheet}!$E${a}:$E${b}", f"{sheet}!$F${a}:$F${b}") for n, a, b in spans]
     (name, xs, ys), more = series[0], series[1:]
     ws.charts.append(
         Chart(
-            "Output tokens/s per GPU against tokens/s per user",
+            f"{model}: output tokens/s per GPU against tokens/s per user",
             "tokens/s per user",
             "output tokens/s per GPU",
             xs,

@@ -201,8 +201,8 @@ def _chart(wb, spec: Chart):
     chart.set_x_axis({"name": spec.x_title, **({"log_base": 2} if spec.log_x else {})})
     chart.set_y_axis({"name": spec.y_title})
     chart.set_legend({"position": "right"} if spec.more else {"none": True})
-    chart.set_style(13)
-    chart.set_size({"width": 605, "height": 283})
+    chart.set_style(2 if spec.more else 13)  # several series: a colour each
+    chart.set_size({"width": spec.size[0], "height": spec.size[1]})
     return chart
 
 
