@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..ledger import Ledger
 from ..numeric import NumericResult as Result
-from ..planning import POINT, candidate_labels, fitting_layouts, layouts, mark_pareto
+from ..planning import POINT, candidate_labels, fitting_layouts, mark_pareto
 from ..units import excel_format
 from .xlsx_book import Chart, column_letter, coordinate
 from .xlsx_calc import FIRST_COL, Variation, write_block
@@ -187,4 +187,4 @@ def _chart(ws, spans, model: str) -> None:
     )
 
 
-__all__ = ["layouts", "write_frontier"]
+__all__ = ["write_frontier"]
