@@ -745,6 +745,24 @@ allreduce_efficiency = _time_model_input(
 allreduce_latency_s = _time_model_input(
     "allreduce_latency_s", "s", "Fixed latency of one all-reduce (kernel launch, sync)"
 )
+expert_efficiency = _time_model_input(
+    "expert_efficiency",
+    "fraction",
+    "Share of mfu the routed experts' grouped GEMMs reach (few tokens per expert; under expert "
+    "parallelism the most loaded GPU sets the pace)",
+)
+expert_imbalance = _time_model_input(
+    "expert_imbalance",
+    "ratio",
+    "Under expert parallelism: the most loaded GPU's routed-expert tokens over the mean (uneven "
+    "expert load); every MoE layer waits for it (1: even)",
+)
+request_overhead_s = _time_model_input(
+    "request_overhead_s",
+    "s",
+    "Fixed time a served request spends outside forward steps before its first token "
+    "(HTTP, tokenization, scheduling, streaming), as a benchmark client measures TTFT",
+)
 
 
 # --- training and fine-tuning ------------------------------------------------------------

@@ -40,13 +40,14 @@ from .inputs import (
     max_num_tokens,
     output_tokens,
     pipeline_parallel,
+    request_overhead_s,
 )
 from .latency import prefill_compute_floor_s, prefill_memory_floor_s, prefill_s
 from .memory import total_gpus
+from .offline import ceiling as offline_ceiling
 from .offline import micro_batch as offline_micro_batch
 from .offline import offline_concurrency, stage_step
 from .offline import step as offline_step_s
-from .offline import ceiling as offline_ceiling
 from .offline import throughput as offline_throughput
 from .sources import LECTURE, SGLANG_BENCH, TRTLLM, VLLM_BENCH
 
@@ -124,10 +125,10 @@ chunks = quantity(
 )
 in_flight_ttft = quantity(
     "load_ttft_in_flight_s",
-    prefill_s + Piecewise((0, running <= 1), (chunks * P * step, True)),
+    request_overhead_s + prefill_s + Piecewise((0, running <= 1), (chunks * P * step, True)),
     "s",
-    "TTFT once admitted: the prompt's prefill plus, for each of its chunks, a step of the other "
-    "requests' decode tokens",
+    "TTFT once admitted: the request's fixed overhead, the prompt's prefill plus, for each of its "
+    "chunks, a step of the other requests' decode tokens",
     source=SRC,
     topic=T,
 )

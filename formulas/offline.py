@@ -9,6 +9,8 @@ engine's batch cap, the requests whose whole KV fits its pool (no eviction), and
 whose decode and prefill tokens fit its per-step token budget. A pipeline of P stages keeps P
 micro-batches in flight, one per stage.
 
+A stage step's routed-expert FLOPs run at expert_efficiency x mfu (grouped GEMMs on few tokens
+per expert) and, under expert parallelism, wait for the busiest GPU (expert_imbalance).
 The ceiling (`offline_ceiling_tokens_per_s`) is the same step at the roofline: every FLOP at
 peak and every HBM byte at peak bandwidth, overlapped, with no link time and no overheads;
 no engine on this hardware exceeds it. The estimate charges the time model in
@@ -24,12 +26,15 @@ from ledgerbuild.ledger import quantity
 from .flops import flops_per_token, flops_prefill, prefill_tokens
 from .inputs import (
     bandwidth_efficiency,
+    expert_efficiency,
+    expert_imbalance,
     expert_parallel,
     hbm_bandwidth_bytes_per_s,
     input_token_price_ratio,
     max_batch,
     max_num_tokens,
     mfu,
+    num_experts_per_tok,
     num_hidden_layers,
     output_tokens,
     pipeline_parallel,
@@ -45,12 +50,25 @@ from .latency import (
 )
 from .memory import kv_capacity_requests, kv_share_per_gpu, replica_gpus, total_gpus
 from .numerics import peak_flops_per_s, weight_dequant_factor
+from .params import num_moe_layers, params_expert
 from .serving import gpu_price
 from .sources import LECTURE, NCCL, TRTLLM
 
 T = "offline"
 outputs = Max(output_tokens, 1)  # the prefill itself yields the first token
 SRC = LECTURE + " §6.3 (extended: prefill charged); " + TRTLLM
+routed_flops_per_token = quantity(
+    "routed_expert_flops_per_token",
+    2 * num_moe_layers * num_experts_per_tok * params_expert,
+    "FLOP",
+    "FLOPs of the routed experts a token passes through (2 per weight, k experts per MoE layer)",
+    source=LECTURE + " §4 (2 FLOPs per weight); DeepSeek-V3 report §2.1.2 (top-k routing)",
+    topic=T,
+    when="moe",
+)
+quantity(
+    "routed_expert_flops_per_token", 0, "FLOP", "Dense model: no routed experts", source=LECTURE, topic=T
+)
 
 offline_concurrency = quantity(
     "offline_concurrency",
@@ -129,11 +147,17 @@ def stage_step(prefix, micro, prompts, source):
         source=NCCL,
         topic=T,
     )
+    routed = routed_flops_per_token
+    slowest = Piecewise((expert_imbalance, expert_parallel > 1), (1, True))  # EP: the busiest GPU
     compute = quantity(
         f"{prefix}_compute_s",
-        compute_floor / mfu,
+        (
+            compute_floor
+            + (slowest / expert_efficiency - 1) * tokens * routed / (replica_gpus * peak_flops_per_s)
+        )
+        / mfu,
         "s",
-        "Stage step compute under the time model (at mfu)",
+        "Stage step compute under the time model (at mfu; routed experts at expert_efficiency x mfu)",
         source=source,
         topic=T,
     )

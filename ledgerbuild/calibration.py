@@ -22,6 +22,9 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass, field, replace
+from functools import cache
+from importlib import resources
+from pathlib import Path
 
 import numpy as np
 import yaml
@@ -46,9 +49,11 @@ BOUNDS = {
     "sequence_overhead_s": (0.0, 1e-4, 5e-6),
     "allreduce_efficiency": (0.05, 1.0, 0.6),
     "allreduce_latency_s": (0.0, 5e-5, 1e-5),
+    "request_overhead_s": (0.0, 0.25, 0.05),  # HTTP, tokenization, scheduling (TTFT rows only)
+    "expert_efficiency": (0.1, 1.0, 0.7),  # grouped GEMMs (MoE rows only)
+    "expert_imbalance": (1.0, 3.0, 1.3),  # busiest EP GPU over the mean (EP rows only)
 }
 LINK = ("allreduce_efficiency", "allreduce_latency_s")
-MIN_ROWS_PER_GPU = 8  # fewer measured figures than this: the GPU keeps the shared figures
 
 
 @dataclass
@@ -59,6 +64,7 @@ class Prepared:
     measured: dict[str, np.ndarray]  # metric -> per row (nan: not measured)
     groups: list = field(default_factory=list)  # (row indices, values, {metric: (fn, bound fn)})
     refused: list[Measurement] = field(default_factory=list)
+    moe: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))  # per row: an MoE model
 
     @property
     def gpus(self) -> np.ndarray:
@@ -67,7 +73,19 @@ class Prepared:
 
 def prepare(rows: list[Measurement], engine: str = "tensorrt-llm", time_model: str | None = None) -> Prepared:
     """Resolve every evaluable row's inputs once (the slow, exact part); a row the ledger cannot
-    resolve joins the refused rows with the reason."""
+    resolve, or whose model does not fit its layout under the engine's memory pool, joins the
+    refused rows with the reason."""
+    prepared = _prepare(rows, engine, time_model)
+    ceiling = bounds(prepared)["output_tokens_per_s"]
+    if (ceiling > 0).all():
+        return prepared
+    unfit = {id(prepared.rows[i]) for i in np.where(~(ceiling > 0))[0]}
+    why = "does not fit: the weights and one request's KV exceed the engine preset's memory pool"
+    marked = [replace(m, reason=f"{why} ({m.engine or engine})") if id(m) in unfit else m for m in rows]
+    return _prepare(marked, engine, time_model)
+
+
+def _prepare(rows: list[Measurement], engine: str, time_model: str | None) -> Prepared:
     by_tags: dict = {}
     models: dict = {}
     kept, refused = [], [m for m in rows if m.reason]
@@ -83,7 +101,8 @@ def prepare(rows: list[Measurement], engine: str = "tensorrt-llm", time_model: s
         by_tags.setdefault(tags, []).append((len(kept), inputs))
         kept.append(m)
     measured = {k: np.array([m.metrics.get(k, np.nan) for m in kept], dtype=float) for k in METRICS}
-    prepared = Prepared(kept, measured, refused=sorted(refused, key=lambda m: m.row))
+    moe = np.array([bool(models[m.model][1].get("n_routed_experts")) for m in kept], dtype=bool)
+    prepared = Prepared(kept, measured, refused=sorted(refused, key=lambda m: m.row), moe=moe)
     for tags, members in by_tags.items():
         fns, names = {}, set()
         for metric, (quantity, _, bound, _) in METRICS.items():
@@ -152,14 +171,37 @@ def _measured_count(prepared: Prepared, mask: np.ndarray) -> int:
     return int(sum(np.isfinite(prepared.measured[k][mask]).sum() for k in METRICS))
 
 
+@cache
+def families() -> dict[str, tuple[str, str]]:
+    """GPU id -> (vendor, architecture): measurements/transfer.yaml."""
+    path = Path(str(resources.files("ledgerbuild.catalog_measurements").joinpath("transfer.yaml")))
+    return {g: tuple(v) for g, v in yaml.safe_load(path.read_text(encoding="utf-8"))["families"].items()}
+
+
+def family_keys(gpu: str) -> list[str]:
+    """The groups whose figures a GPU without its own fit takes, nearest first."""
+    vendor, arch = families().get(gpu, (gpu, gpu))
+    return [f"{vendor} {arch}", vendor]
+
+
 @dataclass
 class Fit:
-    shared: dict  # the figures every GPU without its own fit gets (the transfer rule)
+    shared: dict  # the figures of every measured GPU together (the rule's last resort)
     per_gpu: dict  # gpu -> figures
     notes: list[str]  # parameters at a bound, figures it could not fit
+    per_family: dict = field(default_factory=dict)  # "vendor architecture" or "vendor" -> figures
+
+    def for_gpu(self, gpu: str) -> tuple[dict, str]:
+        """(figures, where they come from) under the transfer rule."""
+        if gpu in self.per_gpu:
+            return self.per_gpu[gpu], "its own fit"
+        for key in family_keys(gpu):
+            if key in self.per_family:
+                return self.per_family[key], f"the {key} GPUs' fit"
+        return self.shared, "every measured GPU's fit"
 
     def params(self, gpus) -> dict:
-        return {g: self.per_gpu.get(g, self.shared) for g in gpus}
+        return {g: self.for_gpu(g)[0] for g in gpus}
 
 
 def fit(prepared: Prepared, mask: np.ndarray | None = None, per_gpu: bool = True) -> Fit:
@@ -168,34 +210,64 @@ def fit(prepared: Prepared, mask: np.ndarray | None = None, per_gpu: bool = True
     if not mask.any():
         raise LedgerError("no measured row to fit (every row was refused)")
     start = {n: b[2] for n, b in BOUNDS.items()}
-    multi = mask & np.array([m.tp > 1 or m.replicas > 1 for m in prepared.rows])
-    notes = []
-    if multi.any():
-        shared = _fit(prepared, mask, list(BOUNDS), {}, start)
-    else:
-        notes.append("no multi-GPU rows: the all-reduce figures are not fitted (start values kept: "
-                     + ", ".join(f"{n} {start[n]:g}" for n in LINK) + ")")
-        shared = _fit(prepared, mask, [n for n in BOUNDS if n not in LINK], {n: start[n] for n in LINK}, start)
-    notes += _at_bounds("calibrated", shared)
+    notes: list[str] = []
+    keep = _unidentified(prepared, mask, start, "calibrated", notes)
+    shared = _fit(prepared, mask, [n for n in BOUNDS if n not in keep], keep, start)
+    notes += _at_bounds("calibrated", {n: v for n, v in shared.items() if n not in keep})
+    per_family = {}
+    keys = np.array([family_keys(g) for g in prepared.gpus]) if len(prepared.rows) else np.zeros((0, 2))
+    for level in (0, 1):
+        for key in sorted(set(keys[mask, level])):
+            own = mask & (keys[:, level] == key)
+            held = _unidentified(prepared, own, shared, key, [])
+            if _measured_count(prepared, own) < len(BOUNDS) - len(held) or own.sum() == mask.sum():
+                continue
+            per_family[key] = _fit(prepared, own, [n for n in BOUNDS if n not in held], held, shared)
     fitted = {}
     for gpu in sorted(set(prepared.gpus[mask])) if per_gpu else []:
         own = mask & (prepared.gpus == gpu)
-        if _measured_count(prepared, own) < MIN_ROWS_PER_GPU:
-            notes.append(f"{gpu}: fewer than {MIN_ROWS_PER_GPU} measured figures, keeps the shared figures")
+        keep = _unidentified(prepared, own, shared, gpu, notes)
+        if _measured_count(prepared, own) < len(BOUNDS) - len(keep):
+            notes.append(f"{gpu}: fewer measured figures than free parameters, keeps the transfer rule's")
             continue
-        if (own & multi).any():
-            fitted[gpu] = _fit(prepared, own, list(BOUNDS), {}, shared)
-        else:
-            notes.append(f"{gpu}: no multi-GPU rows, keeps the shared all-reduce figures")
-            link = {n: shared[n] for n in LINK}
-            fitted[gpu] = _fit(prepared, own, [n for n in BOUNDS if n not in LINK], link, shared)
-        notes += _at_bounds(f"calibrated@{gpu}", fitted[gpu])
-    return Fit(shared, fitted, notes)
+        fitted[gpu] = _fit(prepared, own, [n for n in BOUNDS if n not in keep], keep, shared)
+        notes += _at_bounds(f"calibrated@{gpu}", {n: v for n, v in fitted[gpu].items() if n not in keep})
+    return Fit(shared, fitted, notes, per_family)
+
+
+def _unidentified(prepared: Prepared, mask: np.ndarray, start: dict, who: str, notes: list) -> dict:
+    """Figures the rows in `mask` cannot fix, held at `start` (the note says so)."""
+    keep = {}
+    multi = np.array([m.tp > 1 or m.replicas > 1 for m in prepared.rows])
+    if not (mask & multi).any():
+        keep |= {n: start[n] for n in LINK}
+        notes.append(
+            f"{who}: no multi-GPU rows, all-reduce figures not fitted (kept: "
+            + ", ".join(f"{n} {start[n]:g}" for n in LINK)
+            + ")"
+        )
+    if not np.isfinite(prepared.measured["ttft_ms"][mask]).any():
+        keep["request_overhead_s"] = start["request_overhead_s"] if who != "calibrated" else 0.0
+        notes.append(
+            f"{who}: no TTFT rows, request_overhead_s not fitted (kept: {keep['request_overhead_s']:g})"
+        )
+    ep = np.array([m.replicas > 1 for m in prepared.rows]) & prepared.moe
+    if not (mask & ep).any():
+        keep["expert_imbalance"] = start["expert_imbalance"] if who != "calibrated" else 1.0
+        notes.append(f"{who}: no MoE rows with expert parallel, expert_imbalance not fitted")
+    if not (mask & prepared.moe).any():
+        keep["expert_efficiency"] = start["expert_efficiency"] if who != "calibrated" else 1.0
+        notes.append(
+            f"{who}: no MoE rows, expert_efficiency not fitted (kept: {keep['expert_efficiency']:g})"
+        )
+    return keep
 
 
 def _at_bounds(ident: str, figures: dict) -> list[str]:
     out = []
     for name, (lo, hi, _) in BOUNDS.items():
+        if name not in figures:
+            continue
         v = figures[name]
         span = hi - lo
         if v <= lo + 1e-3 * span:
@@ -222,7 +294,7 @@ def cross_validate(prepared: Prepared, by: str, engine: str) -> dict[str, np.nda
         held = labels == g
         if held.all():
             raise LedgerError(f"--cv {by}: every row is {g!r}; nothing left to fit on")
-        result = fit(prepared, ~held)
+        result = fit(prepared, ~held, per_gpu=by != "gpu")  # a held-out GPU gets the shared figures
         pred = predict(prepared, result.params(set(prepared.gpus)))
         for k in METRICS:
             out[k][held] = pred[k][held]
@@ -246,7 +318,8 @@ def time_model_yaml(name: str, result: Fit, prepared: Prepared, source: str) -> 
     """The fit as a time-model file (`--time-model FILE`, or scenarios/calibrated.yaml)."""
     pred = predict(prepared, result.params(set(prepared.gpus)))
     today = datetime.date.today().isoformat()
-    how = f"ledgerbuild calibrate {source} ({today}); least squares on log error, overlap 0, bounds {_bounds_text()}"
+    how = f"ledgerbuild calibrate {source} ({today}); least squares on log error, overlap 0, "
+    how += f"bounds {_bounds_text()}"
     rows = [
         _row(
             name,
@@ -260,7 +333,15 @@ def time_model_yaml(name: str, result: Fit, prepared: Prepared, source: str) -> 
         mask = prepared.gpus == gpu
         e = {k: errors(pred[k][mask], prepared.measured[k][mask]) for k in METRICS}
         said = "; ".join(f"{k} median {v['median']:.1%}" for k, v in e.items() if v["rows"])
-        rows.append(_row(f"{name}@{gpu}", figures, f"Fitted to the measured rows on {gpu}: |error| {said}", how))
+        rows.append(
+            _row(f"{name}@{gpu}", figures, f"Fitted to the measured rows on {gpu}: |error| {said}", how)
+        )
+    for gpu in sorted(set(catalog.gpus()) - set(result.per_gpu)):
+        figures, where = result.for_gpu(gpu)
+        if where != "every measured GPU's fit":
+            rows.append(
+                _row(f"{name}@{gpu}", figures, f"No measurements: the transfer rule gives it {where}", how)
+            )
     total = {k: errors(pred[k], prepared.measured[k]) for k in METRICS}
     head = [f"# Time model `{name}`: written by `ledgerbuild calibrate` on {today}."]
     head += [

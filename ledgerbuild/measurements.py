@@ -147,6 +147,8 @@ def _resolve(kind: str, name) -> tuple[str, str]:
     name = str(name).strip()
     mapped = aliases()[kind].get(name, name)
     known = catalog.model_paths() if kind == "models" else catalog.gpus()
+    if isinstance(mapped, list):  # candidates in order: the first the catalog has
+        mapped = next((c for c in mapped if c in known), mapped[0])
     if mapped in known or Path(mapped).suffix in (".yaml", ".yml", ".json"):
         return mapped, ""
     names = list(known) + list(aliases()[kind])

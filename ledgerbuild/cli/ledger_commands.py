@@ -108,126 +108,158 @@ def import_config(config: Path = typer.Argument(..., help="An HF config.json")):
 
 
 MEASURED_HELP = (
-    "Measurement file (YAML rows or CSV): model, gpu, precision, tp, pp, isl, osl, "
-    "tokens_per_s [the shipped TensorRT-LLM v0.17 table]"
+    "Measurement files (YAML rows or CSV; offline throughput rows or rows at a concurrency with "
+    "TTFT/TPOT) [every shipped file: TensorRT-LLM v0.17 and v1.0, InferenceX DeepSeek-R1]"
 )
+WRITTEN_BY = "# Time model `"  # the first line of every file calibrate writes
 
 
 @app.command(rich_help_panel="Ledger")
 @guarded
 def calibrate(
-    measurements: Path | None = typer.Argument(None, help=MEASURED_HELP),
+    measurements: list[Path] | None = typer.Argument(None, help=MEASURED_HELP),
     output: Path = typer.Option(
         Path("build/calibrated.yaml"), "-o", "--output", help="Time-model YAML to write"
     ),
     name: str | None = typer.Option(None, help="Time-model id [the output file's name]"),
-    engine: str = typer.Option("tensorrt-llm", help="Engine the rows were measured with (engine table id)"),
+    engine: str = typer.Option("tensorrt-llm", help="Engine of rows that name none (engine table id)"),
+    force: bool = typer.Option(False, "--force", help="Overwrite a file calibrate did not write"),
 ):
-    """Fit the time model's efficiencies per GPU to measured throughput.
+    """Fit the time model's physical figures to measured throughput, TTFT and TPOT: one shared
+    set (what a GPU without measurements gets) and a refit per measured GPU.
 
-    Writes a time-model YAML usable as `--time-model FILE` and a per-row report (CSV).
+    Writes a time-model YAML usable as `--time-model FILE` and a per-row report (CSV); prints
+    every figure at a bound and every figure it could not fit.
 
     Examples:
 
     * `ledgerbuild calibrate my-cluster.csv -o my-cluster.yaml`
     * `ledgerbuild show llama-3-70b --gpus 4 --time-model my-cluster.yaml`
     """
-    from ..writers.validation import summary
-
-    fit = _calibrate(measurements, output, name, engine)
-    _print_summary(summary(*fit), f"calibrated fit written to {output}")
-
-
-def _calibrate(measurements, output: Path, name, engine):
     import re
 
     from .. import calibration
-    from .. import measurements as measured
     from ..catalog import ID
     from ..files import write_text
-    from ..writers.validation import rows_table, write_csv
+    from ..writers.validation import records, write_csv
 
     name = name or output.stem
     if not re.match(ID, name):
         raise LedgerError(f"--name {name!r}: a time-model id is lowercase letters, digits, '.', '_' and '-'")
-    path, rows = measured.load(measurements)
-    prepared = calibration.prepare(rows, engine)
-    fitted, fallback = calibration.fit(prepared)
-    write_text(output, calibration.time_model_yaml(name, fitted, fallback, prepared, str(path)))
-    predicted = calibration.predict(prepared, fitted)
-    ceiling = calibration.ceiling(prepared)
-    write_csv(output.with_suffix(".report.csv"), rows_table(prepared, predicted, ceiling))
-    return prepared, predicted, ceiling
+    if output.is_file() and not force and not output.read_text(encoding="utf-8").startswith(WRITTEN_BY):
+        raise LedgerError(f"{output}: not written by calibrate; pass --force to overwrite it")
+    rows, prepared, moe, label = _prepare(measurements, engine, None)
+    result = calibration.fit(prepared)
+    write_text(output, calibration.time_model_yaml(name, result, prepared, label))
+    predicted = calibration.predict(prepared, result.params(set(prepared.gpus)))
+    bound = calibration.bounds(prepared)
+    write_csv(output.with_suffix(".report.csv"), records(rows, prepared, predicted, bound))
+    _print_report(prepared, predicted, bound, moe, f"calibrated fit written to {output}")
+    for note in result.notes:
+        out.print(f"note: {note}", highlight=False, markup=False)
 
 
-def _print_summary(s: dict, title: str) -> None:
+def _prepare(measurements, engine: str, time_model: str | None):
+    """(every row of the files, the prepared evaluable rows, model -> MoE, a label)."""
+    from .. import calibration, catalog
+    from .. import measurements as measured
+
+    loaded = measured.load_many(measurements)
+    rows = []
+    for path, file_rows in loaded:
+        for m in file_rows:
+            m.labels["file"] = path.name
+        rows += file_rows
+    prepared = calibration.prepare(rows, engine, time_model)
+    moe = {m.model: bool(catalog.load_model(m.model)[1].get("n_routed_experts")) for m in prepared.rows}
+    shipped = {measured.shipped_path(n).resolve() for n in measured.SHIPPED}
+    names = [f"measurements/{p.name}" if p.resolve() in shipped else str(p) for p, _ in loaded]
+    return rows, prepared, moe, ", ".join(names)
+
+
+def _print_report(prepared, predicted, bound, moe, title: str) -> None:
     from rich.table import Table
 
-    table = Table(title=title, title_justify="left")
-    for col in ("GPU", "rows", "median |error|", "p90 |error|", "max |error|"):
-        table.add_column(col, justify="left" if col == "GPU" else "right")
-    for gpu, e in [*s["per_gpu"].items(), ("all", s["overall"])]:
-        table.add_row(gpu, str(e["rows"]), f"{e['median']:.1%}", f"{e['p90']:.1%}", f"{e['max']:.1%}")
-    out.print(table)
+    from ..writers.validation import summary
+
+    s = summary(prepared, predicted, bound, moe)
+    for by, groups in [("all", {"all rows": s["summary"]}), *s["groups"].items()]:
+        table = Table(title=f"{title}: by {by}", title_justify="left")
+        table.add_column(by, justify="left")
+        for metric in s["summary"]:
+            table.add_column(f"{metric} n / median / p90", justify="right")
+        for group, metrics in groups.items():
+            cells = [
+                f"{e['rows']} / {e['median']:.1%} / {e['p90']:.1%}" if e["rows"] else "-"
+                for e in metrics.values()
+            ]
+            table.add_row(group, *cells)
+        out.print(table)
+    for metric, rows in s["bound_breaks"].items():
+        out.print(
+            f"rows beating the roofline bound on {metric}: {len(rows)} {rows[:10]}",
+            highlight=False,
+            markup=False,
+        )
     out.print(
-        f"rows above the roofline ceiling: {len(s['ceiling_breaks'])}"
-        + (f" (rows {', '.join(map(str, s['ceiling_breaks']))})" if s["ceiling_breaks"] else ""),
-        highlight=False,
-        markup=False,
+        f"rows refused (with their reason in the CSV / JSON): {s['refused']}", highlight=False, markup=False
     )
 
 
 @app.command(rich_help_panel="Ledger")
 @guarded
 def validate(
-    measurements: Path | None = typer.Argument(None, help=MEASURED_HELP),
+    measurements: list[Path] | None = typer.Argument(None, help=MEASURED_HELP),
     time_model: str = typer.Option("calibrated", help="Time-model id or YAML file"),
-    engine: str = typer.Option("tensorrt-llm", help="Engine the rows were measured with"),
-    output: Path = typer.Option(
-        Path("build/validate"), "-o", "--output", help="Path stem of the CSV, PNG and SVG"
+    engine: str = typer.Option("tensorrt-llm", help="Engine of rows that name none"),
+    cv: str | None = typer.Option(
+        None, "--cv", help="gpu | model | engine: refit with each group's rows left out and score them"
     ),
-    json_: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    output: Path = typer.Option(
+        Path("build/validate"), "-o", "--output", help="Path stem of the CSV and the SVG plots"
+    ),
+    json_: bool = typer.Option(False, "--json", help="Print one JSON object: rows and summary."),
 ):
-    """Put the ledger's offline throughput beside measurements: error table, ceiling breaks,
-    a log-log plot.
+    """Put the ledger's serving figures beside measurements: throughput, median TTFT and TPOT
+    per row (or the reason a row is refused), error tables per GPU, engine, precision and
+    parallelism, rows beating the roofline, one log-log plot per metric.
 
     Examples:
 
     * `ledgerbuild validate`
+    * `ledgerbuild validate --cv gpu --json`
     * `ledgerbuild validate my-cluster.csv --time-model my-cluster.yaml`
-    * `ledgerbuild validate --time-model roofline`
     """
     import json
 
     from .. import calibration
-    from .. import measurements as measured
     from ..catalog import load_time_model
-    from ..writers.validation import rows_table, summary, write_csv, write_plot
+    from ..writers.validation import records, summary, write_csv, write_plots
 
-    path, rows = measured.load(measurements)
-    if output.with_suffix(".csv").resolve() == path.resolve():
-        raise LedgerError(
-            f"--output {output}: would overwrite the measurements {path}; pick another path stem"
-        )
-    time_model = load_time_model(time_model)
-    prepared = calibration.prepare(rows, engine, time_model)
-    predicted, ceiling = calibration.predict(prepared), calibration.ceiling(prepared)
-    s = summary(prepared, predicted, ceiling)
-    write_csv(output.with_suffix(".csv"), rows_table(prepared, predicted, ceiling))
-    write_plot(output, prepared, predicted, f"{path.name}: time model {time_model}, engine {engine}")
-    if json_:
-        sys.stdout.write(
-            json.dumps({"measurements": str(path), "time_model": time_model, "engine": engine, **s}) + "\n"
-        )
+    for path in measurements or []:
+        if output.with_suffix(".csv").resolve() == path.resolve():
+            raise LedgerError(
+                f"--output {output}: would overwrite the measurements {path}; pick another path stem"
+            )
+    model = None if cv else load_time_model(time_model)
+    rows, prepared, moe, label = _prepare(measurements, engine, model)
+    if cv:
+        predicted = calibration.cross_validate(prepared, cv, engine)
+        how = f"leave-one-{cv}-out refit"
     else:
-        _print_summary(
-            s, f"{path.name} vs offline_throughput_tokens_per_s (time model {time_model}, engine {engine})"
-        )
-        out.print(
-            f"wrote {output.with_suffix('.csv')}, {output.with_suffix('.png')}, {output.with_suffix('.svg')}",
-            highlight=False,
-            markup=False,
-        )
+        predicted, how = calibration.predict(prepared), f"time model {model}"
+    bound = calibration.bounds(prepared)
+    recs = records(rows, prepared, predicted, bound)
+    write_csv(output.with_suffix(".csv"), recs)
+    plots = write_plots(output, prepared, predicted, f"predicted vs measured ({how})")
+    if json_:
+        s = summary(prepared, predicted, bound, moe)
+        doc = {"measurements": label, "time_model": how, "engine": engine, "rows": recs, **s}
+        sys.stdout.write(json.dumps(doc) + "\n")
+        return
+    _print_report(prepared, predicted, bound, moe, how)
+    written = ", ".join(str(p) for p in [output.with_suffix(".csv"), *plots])
+    out.print(f"wrote {written}", highlight=False, markup=False)
 
 
 @app.command(rich_help_panel="Ledger")
