@@ -42,6 +42,9 @@ def test_plan_json_is_the_ledger_sorted_by_month():
         tp = o["layout"].removeprefix("TP")
         r = evaluate("llama-3-70b", {"gpu": o["gpu"], "gpu_count_setting": tp, "requests_per_day": "2e6",
                                       "ttft_target_s": "0.5", "tpot_target_s": "0.05"})  # fmt: skip
+        if not o["meets_targets"]:
+            assert r.value("plan_concurrency") == 0 and o["concurrency"] == "cannot meet the targets"
+            continue
         assert o["concurrency"] == int(r.value("plan_concurrency"))
         assert o["gpus"] == int(r.value("plan_gpus"))
         assert o["usd_per_month"] == pytest.approx(float(r.value("plan_usd_per_month")), rel=1e-12)
