@@ -23,6 +23,7 @@ TOPICS = [
     "kv_pool",
     "memory",
     "latency",
+    "ownership",
     "serving",
     "roofline",
     "offline",
@@ -34,6 +35,7 @@ TOPICS = [
     "training",
     "speculative",
     "sampling",
+    "plan",
 ]
 
 for _topic in TOPICS:

@@ -12,16 +12,16 @@ from sympy import Piecewise
 from ledgerbuild.ledger import quantity
 
 from .inputs import (
-    default_price_per_gpu_hour,
     expert_parallel,
-    gpu_list_price_usd_per_hour,
+    gpu_purchase_usd,
     output_tokens,
-    price_per_gpu_hour,
     seconds_per_hour,
     tokens_per_million,
 )
 from .latency import decode_step
 from .memory import max_concurrency, total_gpus
+from .ownership import owned as owned_usd_per_gpu_hour
+from .ownership import rent as rent_usd_per_gpu_hour
 from .sources import LECTURE
 
 T = "serving"
@@ -29,14 +29,11 @@ S63 = LECTURE + " §6.3"
 
 gpu_price = quantity(
     "gpu_price_usd_per_hour",
-    Piecewise(
-        (price_per_gpu_hour, price_per_gpu_hour > 0),
-        (gpu_list_price_usd_per_hour, gpu_list_price_usd_per_hour > 0),
-        (default_price_per_gpu_hour, True),
-    ),
+    Piecewise((owned_usd_per_gpu_hour, gpu_purchase_usd > 0), (rent_usd_per_gpu_hour, True)),
     "USD/GPU-hour",
-    "Price of one GPU-hour: the price you set, else the GPU's list price, else the default price",
-    source="GPU table (each price with its provider page and date); " + S63,
+    "Cost of one GPU-hour: owned (gpu_purchase_usd > 0: capital, hosting, electricity), else rented "
+    "(the price you set, else the GPU's list price, else the default price)",
+    source="formulas/ownership.py; GPU table (each price with its provider page and date); " + S63,
     topic=T,
 )
 _, full_batch_step = decode_step("full_batch", max_concurrency, S63)

@@ -28,6 +28,12 @@ DEEPSEEK_V3_MTP = (
     "DeepSeek-V3 (arXiv:2412.19437) §2.2 MTP; README_WEIGHTS.md (MTP: 11.5B unique, 1.5B active)"
 )
 FLASH_ATTENTION = "FlashAttention (Dao et al. 2022, arXiv:2205.14135)"
+
+POWER = (
+    "board power x measured draw fractions (A100-80GB 0.73-0.91 serving 3-8B models: "
+    "chuyishang/inference-energy results_paste.md @6e617d2; H100 SXM 0.97 and H200 0.74-0.85 at batch 128: "
+    "serialalice.pt GPU energy benchmark, 2026)"
+)
 VLLM_BENCH = (
     "vLLM benchmarks/benchmark_serving.py (--max-concurrency clients, no rate limit; TTFT; "
     "TPOT = (latency - TTFT) / (output tokens - 1))"

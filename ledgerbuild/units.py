@@ -26,6 +26,10 @@ EXCEL_FORMATS = {
 
 # views for people (Summary, Compare, Scenarios): the header carries the unit
 SUMMARY_FORMATS = {
+    "USD/month": '"$"#,##0',
+    "USD/GPU-hour": '"$"#,##0.00',
+    "replicas": "#,##0",
+    "0/1": '"yes";"yes";"no"',
     "params": "#,##0.00,,,",
     "bytes": "#,##0.00,,,",
     "ms": "#,##0.0",
@@ -38,6 +42,16 @@ SUMMARY_FORMATS = {
 # (label, unit shown, the ledger constant the cell multiplies by, if any) of the quantities
 # the views show
 VIEW_LABELS = {
+    "plan_gpus": ("Plan: GPUs", "GPUs", None),
+    "plan_usd_per_month": ("Plan: USD per month", "USD/month", None),
+    "plan_usd_per_million_output_tokens": ("Plan: USD per 1M output tokens (mean load)", "USD", None),
+    "plan_replicas": ("Plan: replicas", "replicas", None),
+    "total_gpus": ("GPUs per replica", "GPUs", None),
+    "plan_concurrency": ("Plan: requests in flight per replica", "requests", None),
+    "plan_ttft_s": ("Plan: time to first token (ms)", "ms", "ms_per_second"),
+    "plan_tpot_s": ("Plan: time per output token (ms)", "ms", "ms_per_second"),
+    "plan_meets_targets": ("Plan meets the targets", "0/1", None),
+    "gpu_price_usd_per_hour": ("USD per GPU-hour (rented or owned)", "USD/GPU-hour", None),
     "gpu_count": ("GPUs (tensor parallel)", "GPUs", None),
     "params_total": ("Parameters (billions)", "params", None),
     "params_active": ("Active parameters (billions)", "params", None),

@@ -377,7 +377,7 @@ def test_a_terminated_build_leaves_no_scratch_no_workers_and_no_output(tmp_path,
         env={**os.environ, "TMPDIR": str(tmp_path)},
     )
     scratch = []
-    for _ in range(300):  # until the workers have started (the folder appears with them)
+    for _ in range(1500):  # until the workers have started (the folder appears with them; 30 s at most)
         scratch = list(tmp_path.glob("ledgerbuild-scratch-*"))
         if any(str(build.pid) in p.name for p in scratch) or build.poll() is not None:
             break
@@ -446,6 +446,8 @@ JSON_ARGS = {  # the least each --json command needs; a new --json command must 
     "stream demo": [],
     "tokens": ["README.md", "--tokenizers", "gpt2"],
     "validate": ["--time-model", "roofline", "-o", "{tmp}/v"],
+    "plan": ["llama-3-8b", "--gpu", "h100-sxm", "--requests-per-day", "1000"],
+    "frontier": ["llama-3-8b", "--gpu", "h100-sxm"],
 }
 
 

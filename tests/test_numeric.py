@@ -92,6 +92,8 @@ def test_show_and_list_do_not_import_sympy(tmp_path):
         ["docs", "--models", "llama-3-8b,qwen2-vl-7b", "-o", str(tmp_path / "docs")],
         ["derive", "gpt-oss-20b", "tpot_s", "--set", "spec_draft_model=gpt-oss-20b"],
         ["xlsx", "--models", "llama-3-8b,deepseek-v3", "-o", str(tmp_path / "w.xlsx")],
+        ["plan", "llama-3-8b", "--gpu", "h100-sxm", "--requests-per-day", "1000", "--json"],
+        ["frontier", "llama-3-8b", "--gpu", "h100-sxm", "--json", "-o", str(tmp_path / "f.svg")],
         ["list", "quantities", "--json"],
     ]
     for args in commands:

@@ -217,7 +217,7 @@ def test_charts_reference_formula_cells(recalculated):
     book = recalculated.reloaded
     with zipfile.ZipFile(recalculated.tmp / "ledger.xlsx") as z:
         charts = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/chart")]
-    assert len(charts) == 4  # throughput and cost vs batch, KV vs context, cost vs prompt
+    assert len(charts) == 5  # throughput and cost vs batch, KV vs context, cost vs prompt; the Frontier
     for xml in charts:
         assert '<c:scatterStyle val="lineMarker"/>' in xml
         for ref in re.findall(r"<c:yVal><c:numRef><c:f>([^<]+)</c:f>", xml):

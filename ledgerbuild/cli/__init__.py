@@ -20,7 +20,7 @@ os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 import typer  # noqa: E402
 
-from . import ledger_commands, output_commands, sim_commands  # noqa: E402, F401  (register commands)
+from . import ledger_commands, output_commands, plan_commands, sim_commands  # noqa: E402, F401  (register)
 from .common import app, print_error  # noqa: E402
 
 try:  # typer >= 0.26 vendors click; its exceptions are not click's

@@ -70,6 +70,7 @@ class Panel:
     vlines: list[float] = field(default_factory=list)  # dotted grey, across the panel
     hlines: list[float] = field(default_factory=list)
     legend: bool = False
+    legend_right: bool = False  # the legend in the top right corner instead of the top left
     twin_label: str = ""
     twin_color: str = COLORS[1]
 
@@ -221,7 +222,9 @@ def _panel(panel: Panel, box: tuple[float, float, float, float]) -> list[Primiti
         out.append(Label(baseline, y0 + h / 2, panel.twin_label, SIZE, "middle", True, panel.twin_color))
     out.append(Label(x0 + w / 2, y0 + h + 6, panel.title, TITLE_SIZE, "middle"))
     if panel.legend:
-        out += _legend([s for s in panel.series if s.label], x0 + 6, y0 + h - 6)
+        labelled = [s for s in panel.series if s.label]
+        x = x0 + w - 6 - _legend_width(labelled) if panel.legend_right else x0 + 6
+        out += _legend(labelled, x, y0 + h - 6)
     return out
 
 
@@ -262,9 +265,16 @@ def _y_ticks(out: list[Primitive], axis: Axis, x: float, side: int) -> float:
     return widest
 
 
+LEGEND_SIZE = 8.0
+
+
+def _legend_width(series: list[Series]) -> float:
+    return 30 + max(text_width(s.label, LEGEND_SIZE) for s in series) + 6
+
+
 def _legend(series: list[Series], x: float, top: float) -> list[Primitive]:
-    size, row = 8.0, 12.0
-    width = 30 + max(text_width(s.label, size) for s in series) + 6
+    size, row = LEGEND_SIZE, 12.0
+    width = _legend_width(series)
     out: list[Primitive] = [
         Box(x, top - row * len(series) - 6, width, row * len(series) + 6, "#cccccc", "#ffffff")
     ]

@@ -20,6 +20,7 @@ from ..printed import printed_ledger
 from .selection import progress_bar, select
 from .xlsx_book import Book
 from .xlsx_compare import COMPARE, compare_calc_sheet, write_compare, write_sweeps
+from .xlsx_frontier import write_frontier
 from .xlsx_layout import check_cell
 from .xlsx_models import Cell, write_models_table
 from .xlsx_scenarios import RESULTS, write_scenario_choices, write_scenarios
@@ -99,6 +100,9 @@ def build_workbook(
     compare_where, scenario_where = _place(wb, run(job, workers), cells, cacher)
     write_scenarios(wb, scenarios, ledger, results, scenario_where, cells)
     write_compare(wb, ledger, results, gpu_ids, compare_where, cells)
+    sweep = by_id[sweep_id]
+    write_frontier(wb, ledger, sweep, names_for(ledger, sweep), titles[sweep_id], gpu_ids, sets, cells,
+                   cacher.entries[sweep_id])  # fmt: skip
     write_models_table(wb, ledger, results)
     _write_tables(wb, gpu_ids)
     _cache_views(wb, cells, cacher)
@@ -165,10 +169,20 @@ FIXED_SHEETS = [
     "SweepsCalc",
     "ScenariosCalc",
     "CompareCalc",
+    "Frontier",
+    "FrontierCalc",
     "Models",
     *TABLE_SHEETS.values(),
 ]
-VIEW_SHEETS = ("Summary", "Compare", "Scenarios", "Sweeps", "SweepsCalc")  # held in memory
+VIEW_SHEETS = (
+    "Summary",
+    "Compare",
+    "Scenarios",
+    "Sweeps",
+    "SweepsCalc",
+    "Frontier",
+    "FrontierCalc",
+)  # in memory
 VIEW_QUANTITIES = frozenset(SUMMARY + COMPARE + RESULTS + ["max_concurrency", "offline_concurrency"])
 
 

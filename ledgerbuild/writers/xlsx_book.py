@@ -51,6 +51,10 @@ class Chart:
     ys: str
     name: str  # the series name's cell reference
     anchor: str  # x axis on a log2 scale (batches, contexts)
+    more: list[tuple[str, str, str]] = field(default_factory=list)  # further series: (name, xs, ys)
+    log_x: bool = True
+    lines: bool = True  # False: markers only
+    size: tuple[int, int] = (605, 283)  # pixels
 
 
 @dataclass

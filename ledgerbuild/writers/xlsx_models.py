@@ -48,6 +48,11 @@ class Cell:
     at: tuple[int, int] | None = None  # (row, column) where the writer knows them
 
 
+def guard_text(guard: str) -> str:
+    """What a guarded cell reads where its guard is 0."""
+    return "cannot meet the targets" if guard == "plan_concurrency" else "does not fit"
+
+
 COLUMNS = {1: 34, 2: 24, 3: 12, 4: 60, 5: 60, 6: 40}  # name, value, unit, formula, description, source
 HEADINGS = ["name", "value", "unit", "formula", "description", "source"]
 MODEL_FIELDS, FROM_TABLE, SET_ON_CLI = "model fields", "Models table", "set on the command line"

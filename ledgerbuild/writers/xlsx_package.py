@@ -192,21 +192,17 @@ def _write_sheet(wb, ws, sheet: Sheet, book: Book) -> None:
 
 
 def _chart(wb, spec: Chart):
-    chart = wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
-    chart.add_series(
-        {
-            "name": "=" + spec.name,
-            "categories": "=" + spec.xs,
-            "values": "=" + spec.ys,
-            "marker": {"type": "circle"},
-        }
-    )
+    chart = wb.add_chart({"type": "scatter", **({"subtype": "straight_with_markers"} if spec.lines else {})})
+    for name, xs, ys in [(spec.name, spec.xs, spec.ys), *spec.more]:
+        chart.add_series(
+            {"name": "=" + name, "categories": "=" + xs, "values": "=" + ys, "marker": {"type": "circle"}}
+        )
     chart.set_title({"name": spec.title})
-    chart.set_x_axis({"name": spec.x_title, "log_base": 2})
+    chart.set_x_axis({"name": spec.x_title, **({"log_base": 2} if spec.log_x else {})})
     chart.set_y_axis({"name": spec.y_title})
-    chart.set_legend({"none": True})
-    chart.set_style(13)
-    chart.set_size({"width": 605, "height": 283})
+    chart.set_legend({"position": "right"} if spec.more else {"none": True})
+    chart.set_style(2 if spec.more else 13)  # several series: a colour each
+    chart.set_size({"width": spec.size[0], "height": spec.size[1]})
     return chart
 
 

@@ -29,7 +29,7 @@ from .xlsx_book import (
 )
 from .xlsx_calc import FIRST_COL, ROW_MARK, TITLE_MARK, BlockPlan, plan_block
 from .xlsx_layout import quote
-from .xlsx_models import Cell
+from .xlsx_models import Cell, guard_text
 from .xlsx_notes import inline
 
 _HOLE = None  # where a value goes, in the rendered parts
@@ -97,7 +97,7 @@ class Stamp:
         parts = [self.segments[0]]
         for (formula, cell), segment in zip(self.holes, self.segments[1:], strict=True):
             if cell.guard and values[cell.guard] == 0:
-                parts.append(formula_body(formula, "does not fit"))
+                parts.append(formula_body(formula, guard_text(cell.guard)))
             else:
                 parts.append(formula_body(formula, values[cell.quantity] * cell.scale))
             parts.append(segment)

@@ -13,6 +13,7 @@ from .xlsx_book import coordinate
 from .xlsx_layout import (
     FORMULA_FILL,
     RIGHT,
+    SECTION_FONT,
     TITLE_FONT,
     WRAP,
     header,
@@ -22,7 +23,7 @@ from .xlsx_layout import (
     text,
     widths,
 )
-from .xlsx_models import Cell
+from .xlsx_models import Cell, guard_text
 
 # quantities that mean something even for a model that does not fit (no "does not fit" guard)
 UNGUARDED = (
@@ -33,7 +34,21 @@ UNGUARDED = (
     "kv_bytes_per_token",
     "gpus_for_weights",
 )
-SUMMARY = [
+# the plan leads (formulas/plan.py: the Inputs sheet's traffic, targets and price or ownership)
+PLAN_VIEW = [
+    "plan_gpus",
+    "plan_usd_per_month",
+    "plan_usd_per_million_output_tokens",
+    "plan_replicas",
+    "total_gpus",
+    "plan_concurrency",
+    "plan_ttft_s",
+    "plan_tpot_s",
+    "plan_meets_targets",
+    "gpu_price_usd_per_hour",
+]
+UNGUARDED_PLAN = ("plan_meets_targets", "gpu_price_usd_per_hour", "total_gpus")
+SECONDARY = [
     *UNGUARDED,
     "max_concurrency",
     "ttft_s",
@@ -46,6 +61,7 @@ SUMMARY = [
     "offline_usd_per_million_output_tokens_input_priced",
     "offline_usd_per_million_input_tokens",
 ]
+SUMMARY = PLAN_VIEW + SECONDARY
 
 
 def scenario_line(res: Result) -> str:
@@ -89,8 +105,10 @@ def view_label(ledger: Ledger, q: str) -> str:
 
 def guard_of(q: str) -> str:
     """The quantity that is 0 when `q` has no meaning (the model does not fit)."""
-    if q in UNGUARDED:
+    if q in UNGUARDED or q in UNGUARDED_PLAN:
         return ""
+    if q.startswith("plan_"):
+        return "plan_concurrency"
     return "offline_concurrency" if q.startswith("offline_") else "max_concurrency"
 
 
@@ -101,7 +119,7 @@ def view_cell(ws, r: int, c: int, ledger: Ledger, q: str, ref_of, cell: Cell, ce
     factor = float(to_plain(ledger.inputs[constant].default)) if constant else 1.0  # its one value
     value = ref_of(q) + (f"*{constant}" if constant else "")
     guard = guard_of(q)
-    formula = f'=IF({ref_of(guard)}>0, {value}, "does not fit")' if guard else "=" + value
+    formula = f'=IF({ref_of(guard)}>0, {value}, "{guard_text(guard)}")' if guard else "=" + value
     form = ledger.any_form(q)
     put(
         ws,
@@ -130,16 +148,33 @@ def write_summary(wb, ledger: Ledger, results: list[Result], names_for, cells: l
     header(ws, 3, ["model"] + SUMMARY)
     header_notes(ws, 3, ledger, SUMMARY, 2)
     ws.row_heights[3] = 45
-    text(
+    plan = text(
         ws,
         2,
-        1,
-        "GB = 1e9 bytes. Priced at price_per_gpu_hour (Inputs; 0 = the GPU's list "
-        "price on the GPUs sheet, with its source and date). 'does not fit': no "
-        "request's KV fits beside the weights on the GPUs. Estimate: the calibrated "
-        "time model (fitted to measured throughput, prefill charged); floor / "
-        "ceiling: the roofline; 'lecture decode-only': the lecture's serving table "
-        "(prefill not charged).",
+        2,
+        "THE PLAN for requests_per_day, peak_to_mean_ratio, ttft_target_s, tpot_target_s and the "
+        "price or ownership on Inputs (idle capacity paid for)",
+        font=SECTION_FONT,
+    )
+    plan.note = (
+        "formulas/plan.py: the largest concurrency per replica meeting both targets, replicas for "
+        "the peak (Little's law), GPUs, USD per month and per 1M output tokens at the mean load, on "
+        "the GPU and layout of the Inputs sheet; rented (price_per_gpu_hour, else the GPU's list "
+        "price) or owned (gpu_purchase_usd > 0: capital, hosting, electricity). 'cannot meet the "
+        "targets': no concurrency within the engine's limit meets both; see the Frontier sheet."
+    )
+    rest = text(
+        ws,
+        2,
+        len(PLAN_VIEW) + 2,
+        "SECONDARY: the model, every GPU busy (offline estimate), the roofline floors and the "
+        "lecture's figures",
+        font=SECTION_FONT,
+    )
+    rest.note = (
+        "GB = 1e9 bytes. 'does not fit': no request's KV fits beside the weights. Estimate: the "
+        "calibrated time model (fitted to measured throughput, prefill charged); floor / ceiling: "
+        "the roofline; 'lecture decode-only': the lecture's serving table (prefill not charged)."
     )
     for r, res in enumerate(results, start=4):
         text(ws, r, 1, res.model_id)

@@ -42,7 +42,7 @@ from .xlsx_layout import (
     check_cell,
     merged_style,
 )
-from .xlsx_models import BODY_TEXTS, Cell, write_model_body, write_model_head
+from .xlsx_models import BODY_TEXTS, Cell, guard_text, write_model_body, write_model_head
 from .xlsx_scenarios import write_scenarios_calc
 from .xlsx_stamp import BlockStamper, Stamp
 
@@ -98,7 +98,7 @@ class Cacher:
                 found = values[key] = self.evaluate(cell.model, cell.sets, names)
             target = held[cell.at or row_col(cell.coord)]
             if cell.guard and found[cell.guard] == 0:
-                target.cached = "does not fit"
+                target.cached = guard_text(cell.guard)
             else:
                 target.cached = found[cell.quantity] * cell.scale
 

@@ -1,0 +1,147 @@
+"""The plan and the frontier on the numeric path: the ledger's plan_* and candidate figures
+read per GPU and layout, sorted and marked.
+
+Scope: what `ledgerbuild plan` and `ledgerbuild frontier` print. Every number is a ledger
+quantity (formulas/plan.py: the plan at the scenario's layout, and each candidate
+concurrency's figures `<name>_at_<c>`), evaluated by the numeric evaluator without sympy; this
+module only chooses the layouts to try, sorts the options and marks the non-dominated
+frontier points. Shortcuts: layouts are tensor-parallel sizes 1, 2, 4, 8 (a --set
+gpu_count_setting, pipeline_parallel or expert_parallel is kept as given); a layout fits when
+the engine holds at least one request on it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from . import catalog
+from .errors import LedgerError
+from .numeric import NumericEvaluator, quantity_forms
+
+LAYOUTS = (1, 2, 4, 8)
+CANNOT = "cannot meet the targets"
+PLAN = (
+    "plan_concurrency",
+    "plan_replicas",
+    "plan_gpus",
+    "plan_usd_per_month",
+    "plan_usd_per_million_output_tokens",
+    "plan_ttft_s",
+    "plan_tpot_s",
+    "plan_meets_targets",
+    "plan_concurrency_limit",
+    "total_gpus",
+    "replica_gpus",
+    "pipeline_parallel",
+    "expert_parallel",
+    "gpu_price_usd_per_hour",
+)
+POINT = (  # a frontier point's figures, as the candidates re-state them
+    "ttft_s",
+    "tpot_s",
+    "tokens_per_s_per_user",
+    "output_tokens_per_s_per_gpu",
+    "concurrency_usd_per_million_output_tokens",
+)
+
+
+def candidate_labels() -> list[str]:
+    """The candidate concurrencies the ledger declares (1, 2, 4 ... and 'limit')."""
+    found = [m.group(1) for n in quantity_forms() if (m := re.fullmatch(r"plan_meets_at_(\w+)", n))]
+    return sorted(found, key=lambda s: (s == "limit", int(s) if s.isdigit() else 0))
+
+
+def layouts(sets: dict) -> list[int | None]:
+    """The tensor-parallel sizes to try (None: the one --set gpu_count_setting gives)."""
+    return [None] if "gpu_count_setting" in sets else list(LAYOUTS)
+
+
+def _evaluate(model, sets: dict, names: set[str]) -> dict:
+    """`model`: a catalog id or path, or an (entry, fields) pair already read."""
+    entry, fields = catalog.load_model(model) if isinstance(model, str) else model
+    return NumericEvaluator(sets).evaluate_floats(entry, fields, frozenset(names))
+
+
+def _layout(env: dict) -> str:
+    parts = [f"TP{int(env['replica_gpus'] // env['pipeline_parallel'])}"]
+    parts += [f"PP{int(env['pipeline_parallel'])}"] if env["pipeline_parallel"] > 1 else []
+    parts += [f"EP{int(env['expert_parallel'])}"] if env["expert_parallel"] > 1 else []
+    return "x".join(parts)
+
+
+def fitting_layouts(model, gpus: list[str], sets: dict, names: set[str]):
+    """(gpu, the layout's --set values, evaluated env) for every GPU and layout that fits."""
+    for gpu in gpus:
+        for tp in layouts(sets):
+            scenario = {"gpu": gpu, **({} if tp is None else {"gpu_count_setting": str(tp)})}
+            env = _evaluate(model, {**sets, **scenario}, names | {"plan_concurrency_limit"})
+            if env["plan_concurrency_limit"] >= 1:
+                yield gpu, scenario, env
+
+
+def plan_options(model: str, gpus: list[str], sets: dict) -> dict[str, Any]:
+    """Each GPU x layout's plan, sorted by USD per month (those that cannot meet the targets last)."""
+    rows = []
+    for gpu, _, env in fitting_layouts(model, gpus, sets, set(PLAN)):
+        meets = env["plan_meets_targets"] == 1
+        rows.append(
+            {
+                "gpu": gpu,
+                "layout": _layout(env),
+                "gpus_per_replica": int(env["total_gpus"]),
+                "meets_targets": meets,
+                "concurrency": int(env["plan_concurrency"]) if meets else CANNOT,
+                "replicas": int(env["plan_replicas"]) if meets else None,
+                "gpus": int(env["plan_gpus"]) if meets else None,
+                "usd_per_month": env["plan_usd_per_month"] if meets else None,
+                "usd_per_million_output_tokens": env["plan_usd_per_million_output_tokens"] if meets else None,
+                "ttft_s": env["plan_ttft_s"] if meets else None,
+                "tpot_s": env["plan_tpot_s"] if meets else None,
+                "usd_per_gpu_hour": env["gpu_price_usd_per_hour"],
+            }
+        )
+    if not rows:
+        raise LedgerError(f"{model}: fits on none of {', '.join(gpus)} in any layout tried")
+    rows.sort(key=lambda r: (not r["meets_targets"], r["usd_per_month"] or 0.0, r["gpus_per_replica"]))
+    return {"model": model, "targets": _targets(model, sets), "options": rows}
+
+
+def _targets(model: str, sets: dict) -> dict:
+    names = ("requests_per_day", "peak_to_mean_ratio", "ttft_target_s", "tpot_target_s")
+    env = _evaluate(model, sets, set())
+    return {n: env[n] for n in names}
+
+
+def frontier_points(model: str, gpu: str, sets: dict) -> dict[str, Any]:
+    """A point per layout and candidate concurrency within the engine's limit; `pareto` marks
+    those no other point beats on both tokens/s per user and output tokens/s per GPU."""
+    labels = candidate_labels()
+    names = (
+        {f"{n}_at_{c}" for n in POINT for c in labels} | {f"plan_meets_at_{c}" for c in labels} | set(PLAN)
+    )
+    points = []
+    for _, _, env in fitting_layouts(model, [gpu], sets, names):
+        limit, seen = int(env["plan_concurrency_limit"]), set()
+        for c in labels:
+            value = limit if c == "limit" else int(c)
+            if value > limit or value in seen:
+                continue
+            seen.add(value)
+            point = {"gpu": gpu, "gpu_count": int(env["total_gpus"]), "layout": _layout(env)}
+            point["concurrency"] = value
+            point.update({n: env[f"{n}_at_{c}"] for n in POINT})
+            point["usd_per_million_output_tokens"] = point.pop("concurrency_usd_per_million_output_tokens")
+            point["meets_targets"] = env[f"plan_meets_at_{c}"] == 1
+            points.append(point)
+    if not points:
+        raise LedgerError(f"{model}: does not fit on {gpu} in any layout tried")
+    mark_pareto(points)
+    return {"model": model, "gpu": gpu, "targets": _targets(model, sets), "points": points}
+
+
+def mark_pareto(points: list[dict]) -> None:
+    """pareto = no other point has at least its tokens/s per user and per GPU, one of them more."""
+    u, g = "tokens_per_s_per_user", "output_tokens_per_s_per_gpu"
+    for p in points:
+        p["pareto"] = not any(q[u] >= p[u] and q[g] >= p[g] and (q[u] > p[u] or q[g] > p[g]) for q in points)

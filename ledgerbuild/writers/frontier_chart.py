@@ -1,0 +1,55 @@
+"""The frontier as a figure: output tokens/s per GPU against tokens/s per user, one series per
+layout, the non-dominated points ringed, as published serving benchmarks draw it.
+
+Every point is a `frontier_points` point (the ledger's candidate figures); drawn by chart.py
+and written as SVG or PDF. Shortcut: linear axes (the points span one to two decades).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import LedgerError
+from ..files import atomic_save
+from .chart import COLORS, Chart, Panel, Series, layout
+from .chart_files import to_pdf, to_svg
+
+USER, GPU = "tokens_per_s_per_user", "output_tokens_per_s_per_gpu"
+
+
+def frontier_chart(data: dict) -> Chart:
+    """One panel: a line per layout through its concurrencies, the Pareto points ringed."""
+    layouts = list(dict.fromkeys(p["layout"] for p in data["points"]))
+    series = []
+    for i, name in enumerate(layouts):
+        pts = [p for p in data["points"] if p["layout"] == name]
+        series.append(Series([p[USER] for p in pts], [p[GPU] for p in pts], COLORS[i % 10], ".", label=name))
+    best = sorted((p for p in data["points"] if p["pareto"]), key=lambda p: p[USER])
+    series.append(Series([p[USER] for p in best], [p[GPU] for p in best], "#000000", "o", False, "Pareto"))
+    panel = Panel(
+        f"{data['model']} on {data['gpu']}: one point per concurrency",
+        "tokens/s per user (1 / TPOT)",
+        "output tokens/s per GPU",
+        series,
+        legend=True,
+        legend_right=True,
+    )
+    caption = (
+        f"Serving frontier of {data['model']} on {data['gpu']}: output tokens/s per GPU against "
+        "tokens/s per user, a line per layout through concurrencies 1, 2, 4 ... the engine's limit"
+    )
+    return Chart(8 * 72, 5 * 72, "", [panel], caption, margins=(0.12, 0.96, 0.12, 0.9))
+
+
+def save_frontier(data: dict, path: Path) -> None:
+    """The chart as SVG or PDF, by the file's suffix (written to a temporary file, renamed)."""
+    path = Path(path)
+    chart = frontier_chart(data)
+    if path.suffix.lower() == ".svg":
+        text = to_svg(chart, layout(chart))
+        atomic_save(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+    elif path.suffix.lower() == ".pdf":
+        blob = to_pdf(chart, layout(chart))
+        atomic_save(path, lambda tmp: Path(tmp).write_bytes(blob))
+    else:
+        raise LedgerError(f"-o {path}: the frontier plot is written as .svg or .pdf")

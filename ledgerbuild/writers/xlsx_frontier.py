@@ -1,0 +1,190 @@
+"""The Frontier sheet: for one model, each GPU and layout, a row per candidate concurrency
+(1, 2, 4 ... 1024 and the engine's limit: formulas/plan.py's candidates), the non-dominated
+points marked by formula, and a native scatter chart of output tokens/s per GPU against
+tokens/s per user, the way published serving benchmarks draw it.
+
+Workings on FrontierCalc (one column per GPU x layout, re-binding `gpu` and
+`gpu_count_setting`; xlsx_calc.py); the visible cells are one reference each, except the
+within-limit and Pareto flags, which are spreadsheet formulas over the rows (SUMPRODUCT).
+Shortcuts: the GPU x layout columns are those that fit when the workbook is built; the
+chart's series cover the rows within the engine's limit at that scenario.
+"""
+
+from __future__ import annotations
+
+from ..ledger import Ledger
+from ..numeric import NumericResult as Result
+from ..planning import POINT, candidate_labels, fitting_layouts, mark_pareto
+from ..units import excel_format
+from .xlsx_book import Chart, column_letter, coordinate
+from .xlsx_calc import FIRST_COL, Variation, write_block
+from .xlsx_layout import (
+    FORMULA_FILL,
+    INPUT_FILL,
+    SECTION_FONT,
+    TITLE_FONT,
+    header,
+    print_setup,
+    put,
+    text,
+    widths,
+)
+from .xlsx_models import Cell
+
+GPU_ROW, TP_ROW, HEAD = 3, 4, 4  # FrontierCalc's binding rows; Frontier's header row
+FLAG = '"yes";"yes";"no"'
+HEADINGS = ["GPU", "GPUs", "layout", "concurrency", "tokens/s per user", "output tokens/s per GPU",
+            "TTFT (s)", "TPOT (s)", "USD per 1M output tokens", "within the engine's limit",
+            "meets the targets", "Pareto (non-dominated)", "chart series"]  # fmt: skip
+U, G, WITHIN = 5, 6, 10  # columns of tokens/s per user, per GPU, the within-limit flag
+SHOWN = [  # columns U onwards
+    "tokens_per_s_per_user",
+    "output_tokens_per_s_per_gpu",
+    "ttft_s",
+    "tpot_s",
+    "concurrency_usd_per_million_output_tokens",
+]
+
+
+def write_frontier(
+    wb, ledger: Ledger, res: Result, names: dict[str, str], title: str, gpus, sets, cells, entry
+):
+    """Frontier and FrontierCalc for `res` (the Sweeps sheet's model; `entry`: its (entry, fields))."""
+    labels = candidate_labels()
+    columns = list(fitting_layouts(entry, gpus, sets, _targets(labels)))
+    if not columns:
+        return
+    calc = wb.create_sheet("FrontierCalc")
+    text(
+        calc,
+        1,
+        1,
+        "FrontierCalc: one calculation per row, one GPU x layout per column (live)",
+        font=TITLE_FONT,
+    )
+    text(
+        calc,
+        2,
+        1,
+        f"Workings of the Frontier sheet for {res.model_id}: rows 3-4 hold each column's GPU and layout.",
+    )
+    header(calc, GPU_ROW, ["model", "step", "unit"] + [g for g, _, _ in columns])
+    for i, (_, scenario, env) in enumerate(columns):
+        put(calc, TP_ROW, FIRST_COL + i, int(env["gpu_count"]), fill=INPUT_FILL)
+        scenario.setdefault("gpu_count_setting", str(int(env["gpu_count"])))
+    text(calc, TP_ROW, 2, "gpu_count_setting")
+    variation = Variation(
+        {"gpu": lambda col: f"{col}${GPU_ROW}", "gpu_count_setting": lambda col: f"{col}${TP_ROW}"},
+        [scenario for _, scenario, _ in columns],
+    )
+    rows = write_block(
+        calc, TP_ROW + 1, ledger, res, sorted(_targets(labels)), variation, set(names), title, cells
+    )
+    ws = wb.create_sheet("Frontier", 2)
+    text(ws, 1, 1, f"Frontier of {res.model_id}: a row per GPU, layout and concurrency (live; workings on "
+         "FrontierCalc)", font=TITLE_FONT)  # fmt: skip
+    text(ws, 2, 1, "Targets, traffic and price from the Inputs sheet. Pareto: no row within the engine's "
+         "limit "
+         "has at least its tokens/s per user and per GPU and more of one.", font=SECTION_FONT)  # fmt: skip
+    header(ws, HEAD, HEADINGS)
+    ws.freeze = (HEAD + 1, 1)
+    first, r, spans = HEAD + 1, HEAD + 1, []
+    last = first + len(columns) * len(labels) - 1
+    for i, (gpu, scenario, env) in enumerate(columns):
+        ref = _refs(column_letter(FIRST_COL + i), rows, names)
+        key = tuple(sorted(scenario.items()))
+        top = r
+        for c in labels:
+            _row(ws, r, gpu, env, c, ref, key, (first, last), res, ledger, cells)
+            r += 1
+        within = [k for k, c in enumerate(labels) if c == "limit" or int(c) <= env["plan_concurrency_limit"]]
+        text(ws, top, 13, f"{gpu} TP{int(env['gpu_count'])}")
+        spans.append((top, top + within[0], top + within[-1]))
+    _pareto_cached(ws, first, last, labels, columns)
+    _chart(ws, spans, res.model_id)
+    widths(ws, {1: 14, 2: 8, 3: 8, 4: 12, **{c: 16 for c in range(5, 13)}, 13: 18})
+    widths(calc, {1: 24, 2: 44, 3: 12, **{c: 14 for c in range(FIRST_COL, FIRST_COL + len(columns))}})
+    print_setup(ws, header_rows=f"{HEAD}:{HEAD}")
+    print_setup(calc, header_rows=f"{GPU_ROW}:{TP_ROW}")
+
+
+def _targets(labels: list[str]) -> set[str]:
+    found = {f"{n}_at_{c}" for n in POINT for c in labels} | {f"plan_meets_at_{c}" for c in labels}
+    return found | {"total_gpus", "plan_concurrency_limit"}
+
+
+def _refs(col: str, rows: dict[str, int], names: dict[str, str]):
+    return lambda q: f"FrontierCalc!{col}{rows[q]}" if q in rows else names[q]
+
+
+def _row(ws, r, gpu, env, c, ref, key, span, res, ledger, cells) -> None:
+    """One candidate's row: references into FrontierCalc, the flags as formulas."""
+    text(ws, r, 1, gpu)
+    _ref_cell(ws, r, 2, ref, "total_gpus", key, res, ledger, cells)
+    text(ws, r, 3, f"TP{int(env['gpu_count'])}")
+    if c == "limit":
+        _ref_cell(ws, r, 4, ref, "plan_concurrency_limit", key, res, ledger, cells)
+    else:
+        put(ws, r, 4, int(c), number_format="#,##0")
+    for col, n in enumerate(SHOWN, start=U):
+        _ref_cell(ws, r, col, ref, f"{n}_at_{c}", key, res, ledger, cells)
+    limit = ref("plan_concurrency_limit")
+    put(ws, r, WITHIN, f"=IF(D{r}<={limit}, 1, 0)", fill=FORMULA_FILL, number_format=FLAG,
+        cached=int(c == "limit" or int(c) <= env["plan_concurrency_limit"]))  # fmt: skip
+    _ref_cell(ws, r, 11, ref, f"plan_meets_at_{c}", key, res, ledger, cells, FLAG)
+    a, b = span
+    u, g, w = (f"${column_letter(k)}${a}:${column_letter(k)}${b}" for k in (U, G, WITHIN))
+    beats = f"({w}=1)*({u}>=E{r})*({g}>=F{r})*((({u}>E{r})+({g}>F{r}))>0)"
+    put(ws, r, 12, f"=IF(J{r}=1, IF(SUMPRODUCT({beats})=0, 1, 0), 0)", fill=FORMULA_FILL, number_format=FLAG)
+
+
+def _ref_cell(ws, r, c, ref, q, key, res, ledger, cells, number_format=None) -> None:
+    form = ledger.any_form(q)
+    put(
+        ws,
+        r,
+        c,
+        "=" + ref(q),
+        fill=FORMULA_FILL,
+        number_format=number_format or excel_format(form.unit, form.integer),
+    )
+    cells.append(Cell(ws.title, coordinate(r, c), res.model_id, q, key))
+
+
+def _pareto_cached(ws, first, last, labels, columns) -> None:
+    """The Pareto flags' cached values: the same rule over the rows' ledger values."""
+    points, r = [], first
+    for _, _, env in columns:
+        for c in labels:
+            value = env["plan_concurrency_limit"] if c == "limit" else int(c)
+            if value <= env["plan_concurrency_limit"]:
+                u, g = (env[f"{n}_at_{c}"] for n in ("tokens_per_s_per_user", "output_tokens_per_s_per_gpu"))
+                points.append({"row": r, "tokens_per_s_per_user": u, "output_tokens_per_s_per_gpu": g})
+            else:
+                ws.cells[r, 12].cached = 0
+            r += 1
+    mark_pareto(points)
+    for p in points:
+        ws.cells[p["row"], 12].cached = int(p["pareto"])
+
+
+def _chart(ws, spans, model: str) -> None:
+    sheet = f"'{ws.title}'"
+    series = [(f"{sheet}!$M${n}", f"{sheet}!$E${a}:$E${b}", f"{sheet}!$F${a}:$F${b}") for n, a, b in spans]
+    (name, xs, ys), more = series[0], series[1:]
+    ws.charts.append(
+        Chart(
+            f"{model}: output tokens/s per GPU against tokens/s per user",
+            "tokens/s per user",
+            "output tokens/s per GPU",
+            xs,
+            ys,
+            name,
+            "O4",
+            more=more,
+            log_x=False,
+        )  # fmt: skip
+    )
+
+
+__all__ = ["write_frontier"]
