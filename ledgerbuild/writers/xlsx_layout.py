@@ -151,10 +151,12 @@ CHECK_OK = "check: no error cells"
 
 
 def check_cell(ws: Sheet) -> None:
-    """A cell right of the sheet's used range that counts its error cells and turns red on any."""
+    """A cell right of the sheet's used range that counts its error cells and turns red on any.
+    An array formula: Gnumeric reads ISERROR(range) inside SUMPRODUCT as one intersected cell."""
     used = f"$A$1:${column_letter(ws.max_column)}${ws.max_row}"
-    count = f"SUMPRODUCT(--ISERROR({used}))"
+    count = f"SUM(IF(ISERROR({used}),1,0))"
     col = ws.max_column + 2
-    put(ws, 1, col, f'=IF({count}=0, "{CHECK_OK}", {count}&" error cells")', cached=CHECK_OK)
-    ws.conditional.append((coordinate(1, col), f"{count}>0", ERROR_FILL))
+    cell = put(ws, 1, col, f'=IF({count}=0, "{CHECK_OK}", {count}&" error cells")', cached=CHECK_OK)
+    cell.array = True
+    ws.conditional.append((coordinate(1, col), f'{ref(ws, 1, col)}<>"{CHECK_OK}"', ERROR_FILL))
     ws.checked = True

@@ -22,6 +22,7 @@ from .xlsx_layout import (
     TITLE_FONT,
     WRAP,
     define,
+    define_range,
     fit_row,
     header,
     print_setup,
@@ -84,10 +85,12 @@ def write_table(wb, table: str, rows: list) -> None:
                 text(ws, r, c, value or "")
             else:
                 put(ws, r, c, value, fill=INPUT_FILL)
-    # an Excel Table: a row added under it in Excel joins it, and every name below follows
+    # an Excel Table for the reader (banding, filters); the formulas read plain-range names
+    # (no structured reference: Gnumeric and Python formula engines cannot read tbl[col]); a
+    # row inserted inside the table widens every name in Excel, LibreOffice and Gnumeric
     ws.tables.append(Table(f"tbl_{table}", 1, len(rows) + 1, cols))
-    for col in cols:
-        wb.names[f"{table}_{col}"] = f"tbl_{table}[{col}]"
+    for c, col in enumerate(cols, start=1):
+        define_range(wb, f"{table}_{col}", ws, c, 2, len(rows) + 1)
     widths(ws, {c: max(12, min(60, len(col) + 4)) for c, col in enumerate(cols, start=1)})
     widths(ws, {1: 18, 2: 34, **({len(cols): 120} if cols[-1] == "sources" else {})})
     print_setup(ws, header_rows="1:1")
