@@ -97,8 +97,10 @@ def main() -> None:
     parser.add_argument("--show", type=int, default=0)
     args = parser.parse_args()
     ok, total, bad = measure(args.workbook)
-    print(f"{args.workbook}: Gnumeric agrees with LibreOffice on {ok:,} of {total:,} formula cells "
-          f"({100 * ok / max(total, 1):.3f} %)")
+    print(
+        f"{args.workbook}: Gnumeric agrees with LibreOffice on {ok:,} of {total:,} formula cells "
+        f"({100 * ok / max(total, 1):.3f} %)"
+    )
     for (sheet, coord), lo, gn in bad[: args.show]:
         print(f"  {sheet}!{coord}: LibreOffice {lo!r}, Gnumeric {gn!r}", file=sys.stdout)
 

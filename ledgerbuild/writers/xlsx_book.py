@@ -83,6 +83,7 @@ class Sheet:
         self.note_parts: tuple[Segment, Segment] | None = None  # rendered comments and VML
         self.shared_uses = 0  # shared-string references in flushed rows
         self.checked = False  # its check cell is written
+        self.check_at = ""  # where: "S1"
         self.flushed_formulas = 0
         self._max_row = self._max_col = 1
 

@@ -12,10 +12,12 @@ from .. import __version__, catalog
 from ..ledger import Input, Ledger
 from ..printed import Printed
 from ..rules import time_model_text, to_plain
-from ..units import excel_format
+from ..units import value_format
 from .xlsx_book import Table, column_letter, coordinate
 from .xlsx_layout import (
+    COLOUR_KEY,
     CONSTANT_FILL,
+    EDITABLE,
     INPUT_FILL,
     LOOKUP_FILL,
     SECTION_FONT,
@@ -79,10 +81,10 @@ def write_table(wb, table: str, rows: list) -> None:
                 put(ws, r, c, _derived_formula(cols, DERIVED[table, col], r), cached=value)
             elif col == "sources":  # wrapped: an overflowing line would widen the printout
                 joined = "; ".join(f"{k}: {v}" for k, v in value.items())
-                text(ws, r, c, joined, alignment=WRAP)
+                text(ws, r, c, joined, alignment=WRAP, font=EDITABLE)
                 ws.row_heights[r] = min(409, 13 * -(-len(joined) // 130) + 2)
             elif isinstance(value, str) or value is None:
-                text(ws, r, c, value or "")
+                text(ws, r, c, value or "", font=EDITABLE)
             else:
                 put(ws, r, c, value, fill=INPUT_FILL)
     # an Excel Table for the reader (banding, filters); the formulas read plain-range names
@@ -115,6 +117,9 @@ def write_inputs(wb, ledger: Ledger, result, overrides: set[str]) -> None:
     widths(ws, INPUT_COLUMNS)
     text(ws, 1, 1, "Scenario inputs - change the yellow cells", font=TITLE_FONT)
     text(ws, 2, 1, "Green cells look up the catalog tables; type a number over one to override it.")
+    for c, (label, fill) in enumerate(COLOUR_KEY, start=2):  # the workbook's colour convention
+        text(ws, 3, c, label, fill=fill)
+    text(ws, 3, 1, "Colours (every sheet):")
     header(ws, 4, ["name", "value", "unit", "description", "source"])
     row = 5
     constants = ledger.inputs_of("constant")
@@ -135,7 +140,7 @@ def write_inputs(wb, ledger: Ledger, result, overrides: set[str]) -> None:
                 value,
                 note=note,
                 fill=CONSTANT_FILL,
-                number_format=excel_format(inp.unit, isinstance(value, int)),
+                number_format=value_format(inp.unit, isinstance(value, int)),
             )
         elif inp.kind == "key":
             follows = (
@@ -155,7 +160,7 @@ def write_inputs(wb, ledger: Ledger, result, overrides: set[str]) -> None:
                 value,
                 note=note,
                 fill=INPUT_FILL,
-                number_format=excel_format(inp.unit, inp.integer),
+                number_format=value_format(inp.unit, inp.integer),
             )
             _validate_number(ws, coordinate(row, 2), inp)
         else:  # a catalog lookup, or a default computed from other inputs
@@ -168,7 +173,7 @@ def write_inputs(wb, ledger: Ledger, result, overrides: set[str]) -> None:
                 cached=value,
                 note=note,
                 fill=LOOKUP_FILL,
-                number_format=excel_format(inp.unit),
+                number_format=value_format(inp.unit),
             )
         define(wb, ws, inp.name, row, 2, local=False)
         text(ws, row, 1, inp.name)
