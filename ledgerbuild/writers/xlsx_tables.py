@@ -260,7 +260,9 @@ def write_about(wb, models: list[str], result) -> None:
         ("Colours", SECTION_FONT),
         (
             "yellow = an input you type or pick; green = looked up from a table (type over it to "
-            "override); blue = a live formula.",
+            "override); blue = a live formula; grey = a named constant. Sheets are protected "
+            "without a password: only yellow and green cells take typing (Review > Unprotect "
+            "Sheet lifts it). The Checks sheet's master flag says whether every check passes.",
             None,
         ),
         ("Conventions", SECTION_FONT),
