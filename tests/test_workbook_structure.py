@@ -307,7 +307,7 @@ def test_the_workers_build_the_same_workbook(tmp_path, monkeypatch):
         book = openpyxl.load_workbook(path, data_only=data_only)
         return {
             (ws.title, c.coordinate): (
-                c.value,
+                (c.value.ref, c.value.text) if isinstance(c.value, ArrayFormula) else c.value,
                 c.number_format,
                 c.fill.fgColor.rgb,
                 c.comment and c.comment.text,

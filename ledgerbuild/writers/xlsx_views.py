@@ -139,7 +139,7 @@ def write_summary(wb, ledger: Ledger, results: list[Result], names_for, cells: l
     put(ws, 1, 1, title, cached=cached, font=TITLE_FONT)
     header(ws, 3, ["model"] + SUMMARY)
     header_notes(ws, 3, ledger, SUMMARY, 2)
-    ws.row_heights[3] = 45
+    ws.row_heights[3] = 60
     text(
         ws,
         2,
@@ -167,5 +167,6 @@ def write_summary(wb, ledger: Ledger, results: list[Result], names_for, cells: l
             )
     fits = SUMMARY.index("max_concurrency") + 2  # the Checks sheet reads it
     define_range(wb, "summary_requests_in_flight", ws, fits, 4, 3 + len(results))
-    widths(ws, {1: 24, **{c: 20 for c in range(2, len(SUMMARY) + 2)}})
+    # 15 wide, headings on up to 4 lines: nine columns on a printed page at 64 % (7 pt)
+    widths(ws, {1: 24, **{c: 15 for c in range(2, len(SUMMARY) + 2)}})
     print_setup(ws, header_rows="1:3", one_page=True)
