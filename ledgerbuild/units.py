@@ -17,7 +17,7 @@ EXCEL_FORMATS = {
     "FLOP": '0.000E+00 "FLOP"',
     "FLOP/s": '0.000E+00 "FLOP/s"',
     "s": '0.000000 "s"',
-    "USD": '"$"0.0000;-"$"0.0000;"does not fit"',
+    "USD": '"$"#,##0.0000;-"$"#,##0.0000;"$"0',
     "fraction": "0.00%",
     "tokens/s": '#,##0.0 "tok/s"',
     "B/s": '0.000E+00 "B/s"',
@@ -35,6 +35,7 @@ SUMMARY_FORMATS = {
     "ms": "#,##0.0",
     "bytes/token": "#,##0",
     "USD": '"$"#,##0.000',
+    "USD, 0 = not priced": '"$"#,##0.000;-"$"#,##0.000;"not priced"',
     "tokens/s": "#,##0",
     "requests": "#,##0",
     "GPUs": "#,##0",
@@ -71,7 +72,11 @@ VIEW_LABELS = {
         "USD",
         None,
     ),
-    "offline_usd_per_million_input_tokens": ("Cost per 1M input tokens (USD)", "USD", None),
+    "offline_usd_per_million_input_tokens": (
+        "Cost per 1M input tokens (USD)",
+        "USD, 0 = not priced",  # 0: the workload's input_token_price_ratio is 0
+        None,
+    ),
 }
 
 
@@ -79,7 +84,17 @@ def excel_format(unit: str, integer: bool = False) -> str:
     """The Excel number format for a unit (views for people use SUMMARY_FORMATS)."""
     if unit in EXCEL_FORMATS:
         return EXCEL_FORMATS[unit]
-    return f'#,##0 "{unit}"' if integer else f'#,##0.0### "{unit}"'
+    if integer:
+        return f'#,##0 "{unit}"'
+    return f'[=0]0 "{unit}";[<0.001]0.00E+00 "{unit}";#,##0.0### "{unit}"'  # 1e-6 not as 0.0
+
+
+def value_format(unit: str, integer: bool = False) -> str:
+    """A number format without the unit (the unit is printed in its own column, once): whole
+    numbers with separators, others as General (1E-06 stays readable, 0.8 stays 0.8)."""
+    if unit == "fraction":
+        return "0.00%"
+    return "#,##0" if integer else "General"
 
 
 def human(value: float, unit: str) -> str:

@@ -11,6 +11,7 @@ need_apt=()
 command -v pdflatex >/dev/null \
   || need_apt+=(texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern)
 command -v pdftoppm >/dev/null || need_apt+=(poppler-utils)  # rendering the workbook to PNG
+command -v ssconvert >/dev/null || need_apt+=(gnumeric)  # the second spreadsheet engine (portability)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "installing system packages: ${need_apt[*]}"
   $SUDO apt-get update -qq

@@ -3,7 +3,8 @@
 Runs under the system python3 that has python3-uno (Debian), not the project's venv:
     /usr/bin/python3 tests/lo_recalc.py < request.json > answer.json
 Request: {"path": ..., "read": [[sheet, "B7"], ...], "steps": [[[sheet, "B5", value], ...], ...],
-          "resave": optional path, "read_text": optional [[sheet, "B7"], ...]}
+          "resave": optional path, "read_text": optional [[sheet, "B7"], ...],
+          "text_every_step": optional, the read_text cells after every step as well}
 Answer: {"steps": [{"values": [...], "errors": [[sheet, cell, code], ...], "formulas": n}, ...],
          "text": [...] (the read_text cells as recalculated before any change, text kept)}
 Step 0 is the workbook as written; each later step applies its changes cumulatively.
@@ -122,6 +123,8 @@ def main():
             values = read_values(doc, req["read"])
             errors, formulas = scan_errors(doc)
             answer.append({"values": values, "errors": errors, "formulas": formulas})
+            if req.get("text_every_step"):  # the read_text cells after each step too
+                answer[-1]["text"] = read_values(doc, req.get("read_text", []), keep_text=True)
             if len(answer) == 1:
                 text = read_values(doc, req.get("read_text", []), keep_text=True)
         if req.get("resave"):

@@ -23,6 +23,7 @@ from types import SimpleNamespace
 
 import openpyxl
 import pytest
+from openpyxl.worksheet.formula import ArrayFormula
 
 from ledgerbuild.evaluate import Evaluator, to_plain
 from ledgerbuild.ledger import load_formulas
@@ -84,7 +85,7 @@ def recalculated(tmp_path_factory):
         for ws in reloaded.worksheets
         for row in ws.iter_rows()
         for c in row
-        if isinstance(c.value, str) and c.value.startswith("=")
+        if isinstance(c.value, ArrayFormula) or isinstance(c.value, str) and c.value.startswith("=")
     ]
     changes = [[*_cell_of(reloaded, k), float(v) if k != "gpu" else v] for k, v in SCENARIO_CHANGE.items()]
     changes.append(

@@ -19,6 +19,7 @@ from ..numeric import NumericEvaluator
 from ..printed import printed_ledger
 from .selection import progress_bar, select
 from .xlsx_book import Book
+from .xlsx_checks import write_checks
 from .xlsx_compare import COMPARE, compare_calc_sheet, write_compare, write_sweeps
 from .xlsx_frontier import write_frontier
 from .xlsx_layout import check_cell
@@ -109,6 +110,7 @@ def build_workbook(
     for ws in wb.worksheets:
         if ws.title not in ("About", *TABLE_SHEETS.values()) and not ws.checked:
             check_cell(ws)
+    write_checks(wb, "summary_requests_in_flight", len(results))
     return wb, cells, results
 
 
@@ -163,6 +165,7 @@ FIXED_SHEETS = [
     "About",
     "Inputs",
     "Summary",
+    "Checks",
     "Compare",
     "Scenarios",
     "Sweeps",

@@ -40,6 +40,7 @@ class XCell:
     style: dict = field(default_factory=dict)
     cached: Any = NO_VALUE  # the formula's value for the scenario the workbook was built with
     note: str | None = None
+    array: bool = False  # a one-cell array formula (ranges inside are read element by element)
 
 
 @dataclass
@@ -86,6 +87,7 @@ class Sheet:
         self.note_parts: tuple[Segment, Segment] | None = None  # rendered comments and VML
         self.shared_uses = 0  # shared-string references in flushed rows
         self.checked = False  # its check cell is written
+        self.check_at = ""  # where: "S1"
         self.flushed_formulas = 0
         self._max_row = self._max_col = 1
 
@@ -357,13 +359,13 @@ def render_rows(write, cells: dict, heights: dict, book: Book, hole=None) -> int
             write(head)
             hole(row, col, cell)
         else:
-            write(head + _cell_body(cell))
+            write(head + _cell_body(cell, f"{column_letter(col)}{row}"))
     if current is not None:
         write("</row>")
     return uses
 
 
-def _cell_body(cell: XCell) -> str:
+def _cell_body(cell: XCell, coord: str) -> str:
     """The rest of a number, empty-text or formula <c> element after its r and s attributes."""
     if cell.kind == "n":
         return f"><v>{number_text(cell.value)}</v></c>"
@@ -371,6 +373,9 @@ def _cell_body(cell: XCell) -> str:
         return "/>"
     if cell.cached is NO_VALUE:
         raise ValueError(f"formula without a cached value: {cell.value[:80]}")
+    if cell.array:
+        attr, text = value_parts(cell.cached)
+        return f'{attr}><f t="array" ref="{coord}">{escape_markup(cell.value[1:])}</f><v>{text}</v></c>'
     return formula_body(escape_markup(cell.value[1:]), cell.cached)
 
 

@@ -13,10 +13,19 @@ from collections.abc import Mapping
 
 from .xlsx_book import Book, Sheet, XCell, column_letter, coordinate
 
-INPUT_FILL = {"bg_color": "#FFF2CC", "pattern": 1}  # yellow: type here
-LOOKUP_FILL = {"bg_color": "#E2EFDA", "pattern": 1}  # green: looked up (may be typed over)
-FORMULA_FILL = {"bg_color": "#DDEBF7", "pattern": 1}  # blue: live formula
-CONSTANT_FILL = {"bg_color": "#EDEDED", "pattern": 1}  # grey: a named constant
+# One colour convention (FAST-style), stated on the Inputs sheet (COLOUR_KEY): sheets are
+# protected without a password; the cells a reader may type in are the unlocked ones
+INPUT_FILL = {"bg_color": "#FFF2CC", "pattern": 1, "locked": False}  # yellow: type here
+LOOKUP_FILL = {"bg_color": "#E2EFDA", "pattern": 1, "locked": False}  # green: looked up (may be typed over)
+FORMULA_FILL = {"bg_color": "#DDEBF7", "pattern": 1}  # blue: live formula (locked)
+CONSTANT_FILL = {"bg_color": "#EDEDED", "pattern": 1}  # grey: a named constant (locked)
+EDITABLE = {"locked": False}  # catalog table text a reader may edit (ids, names, sources)
+COLOUR_KEY = [  # Inputs row 3, columns B..E
+    ("input: type or pick", INPUT_FILL),
+    ("lookup", LOOKUP_FILL),
+    ("formula: protected (lookups: type over one to override it)", FORMULA_FILL),
+    ("constant: protected", CONSTANT_FILL),
+]
 HEADER_FILL = {"bg_color": "#1F4E78", "pattern": 1}
 HEADER_FONT = {"bold": True, "font_color": "#FFFFFF"}
 TITLE_FONT = {"bold": True, "font_size": 14}
@@ -102,9 +111,12 @@ def put(ws: Sheet, row: int, col: int, value, cached=None, note: str | None = No
 
 
 def header(ws: Sheet, row: int, titles: list[str]) -> None:
+    """Column headings on `row`; the sheet's panes freeze below its first heading row only
+    (a sheet of blocks repeats headings further down)."""
     for i, t in enumerate(titles, start=1):
         text(ws, row, i, t, font=HEADER_FONT, fill=HEADER_FILL)
-    ws.freeze = (row + 1, 2)
+    if ws.freeze is None:
+        ws.freeze = (row + 1, 2)
 
 
 def fit_row(ws: Sheet, row: int, texts: Mapping[int, str], col_widths: Mapping[int, float]) -> None:
@@ -127,9 +139,11 @@ def print_setup(
     scenario: str = "",
     one_page: bool = False,
 ) -> None:
-    """Landscape, fit to width (and height where one_page), header rows repeated on every
-    page, the sheet and scenario in the page header, page x of y and the build date in the
-    footer."""
+    """Landscape, fit to width (and height where one_page) but never below MIN_PRINT_SCALE
+    (xlsx_package.py), header rows repeated on every page (else the rows above the frozen
+    pane), the sheet in the page header, page x of y and the build date in the footer. The
+    scenario is not printed as fixed text: it would be wrong after a what-if (the sheets'
+    titles are formulas reading the Inputs)."""
     ws.page = {
         "landscape": landscape,
         "fit_height": 1 if one_page else 0,
@@ -151,10 +165,12 @@ CHECK_OK = "check: no error cells"
 
 
 def check_cell(ws: Sheet) -> None:
-    """A cell right of the sheet's used range that counts its error cells and turns red on any."""
+    """A cell right of the sheet's used range that counts its error cells and turns red on any.
+    An array formula: Gnumeric reads ISERROR(range) inside SUMPRODUCT as one intersected cell."""
     used = f"$A$1:${column_letter(ws.max_column)}${ws.max_row}"
-    count = f"SUMPRODUCT(--ISERROR({used}))"
+    count = f"SUM(IF(ISERROR({used}),1,0))"
     col = ws.max_column + 2
-    put(ws, 1, col, f'=IF({count}=0, "{CHECK_OK}", {count}&" error cells")', cached=CHECK_OK)
-    ws.conditional.append((coordinate(1, col), f"{count}>0", ERROR_FILL))
-    ws.checked = True
+    cell = put(ws, 1, col, f'=IF({count}=0, "{CHECK_OK}", {count}&" error cells")', cached=CHECK_OK)
+    cell.array = True
+    ws.conditional.append((coordinate(1, col), f'{ref(ws, 1, col)}<>"{CHECK_OK}"', ERROR_FILL))
+    ws.checked, ws.check_at = True, coordinate(1, col)

@@ -17,6 +17,7 @@ from ..printed import excel_of
 from ..rules import to_plain
 from ..units import excel_format
 from .xlsx_layout import (
+    EDITABLE,
     FORMULA_FILL,
     INPUT_FILL,
     LOOKUP_FILL,
@@ -71,8 +72,8 @@ def write_models_table(wb, ledger: Ledger, results: list[Result]) -> None:
     fields = [i.name for i in ledger.inputs_of("model")]
     header(ws, 1, ["id", "name"] + fields)
     for r, res in enumerate(results, start=2):
-        text(ws, r, 1, res.model_id)
-        text(ws, r, 2, res.model_name)
+        text(ws, r, 1, res.model_id, font=EDITABLE)  # an editable table: unlocked
+        text(ws, r, 2, res.model_name, font=EDITABLE)
         for c, f in enumerate(fields, start=3):
             put(ws, r, c, to_plain(res.inputs[f]), fill=INPUT_FILL)
     define_range(wb, "models_id", ws, 1, 2, len(results) + 1)

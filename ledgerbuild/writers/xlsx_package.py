@@ -188,7 +188,35 @@ def _write_sheet(wb, ws, sheet: Sheet, book: Book) -> None:
         )
     for chart in sheet.charts:
         ws.insert_chart(chart.anchor, _chart(wb, chart))
-    _page_setup(ws, sheet.page)
+    _page_setup(ws, sheet)
+    ws.protect("", PROTECTION)
+
+
+# every sheet protected without a password: formula cells cannot be typed over, unlocked
+# (input) cells can; Review > Unprotect Sheet lifts it, no password asked
+PROTECTION = {
+    "format_cells": True,
+    "format_columns": True,
+    "format_rows": True,
+    "autofilter": True,
+    "sort": False,
+    "select_locked_cells": True,
+    "select_unlocked_cells": True,
+}
+MIN_PRINT_SCALE = 64  # percent: 11 pt text prints at >= 7 pt
+PRINTABLE_PT = (720.0, 504.0)  # landscape Letter less 0.5 in margins: width, height (points)
+
+
+def _print_scale(sheet: Sheet, one_page: bool) -> int:
+    """The scale that fits the used columns (and rows, where one_page) on a page, in percent."""
+    width = sum(
+        (sheet.col_widths.get(c, 8.43) * 7 + 5) * 0.75 for c in range(1, sheet.max_column + 1)
+    )  # a column of width w is 7w+5 pixels of Calibri 11; 0.75 point a pixel
+    scale = PRINTABLE_PT[0] / max(width, 1.0)
+    if one_page:
+        height = sum(sheet.row_heights.get(r, 15.0) for r in range(1, sheet.max_row + 1))
+        scale = min(scale, PRINTABLE_PT[1] / max(height, 1.0))
+    return min(100, int(scale * 100))
 
 
 def _chart(wb, spec: Chart):
@@ -206,12 +234,24 @@ def _chart(wb, spec: Chart):
     return chart
 
 
-def _page_setup(ws, page: dict) -> None:
+def _page_setup(ws, sheet: Sheet) -> None:
+    """Fit to the page's width where that prints at >= MIN_PRINT_SCALE, else print at that
+    scale over several pages wide with the frozen columns repeated; the rows above the
+    frozen pane repeat on every page unless the sheet names its own."""
+    page = sheet.page
     if not page:
         return
     ws.set_landscape() if page.get("landscape", True) else ws.set_portrait()
-    ws.fit_to_pages(1, page.get("fit_height", 0))
-    if page.get("repeat_rows"):
-        ws.repeat_rows(*(r - 1 for r in page["repeat_rows"]))
+    if _print_scale(sheet, bool(page.get("fit_height"))) >= MIN_PRINT_SCALE:
+        ws.fit_to_pages(1, page.get("fit_height", 0))
+    elif _print_scale(sheet, False) >= MIN_PRINT_SCALE:
+        ws.fit_to_pages(1, 0)
+    else:
+        ws.set_print_scale(MIN_PRINT_SCALE)
+        if sheet.freeze and sheet.freeze[1] > 1:
+            ws.repeat_columns(0, sheet.freeze[1] - 2)
+    repeat = page.get("repeat_rows") or ((1, sheet.freeze[0] - 1) if sheet.freeze else None)
+    if repeat and repeat[1] >= repeat[0]:
+        ws.repeat_rows(*(r - 1 for r in repeat))
     ws.set_header(f"&L{page['header_left']}&R{page['header_right']}")
     ws.set_footer(f"&L{page['footer_left']}&Rpage &P of &N")

@@ -12,16 +12,19 @@ from .. import __version__, catalog
 from ..ledger import Input, Ledger
 from ..printed import Printed
 from ..rules import time_model_text, to_plain
-from ..units import excel_format
+from ..units import value_format
 from .xlsx_book import Table, column_letter, coordinate
 from .xlsx_layout import (
+    COLOUR_KEY,
     CONSTANT_FILL,
+    EDITABLE,
     INPUT_FILL,
     LOOKUP_FILL,
     SECTION_FONT,
     TITLE_FONT,
     WRAP,
     define,
+    define_range,
     fit_row,
     header,
     print_setup,
@@ -78,16 +81,18 @@ def write_table(wb, table: str, rows: list) -> None:
                 put(ws, r, c, _derived_formula(cols, DERIVED[table, col], r), cached=value)
             elif col == "sources":  # wrapped: an overflowing line would widen the printout
                 joined = "; ".join(f"{k}: {v}" for k, v in value.items())
-                text(ws, r, c, joined, alignment=WRAP)
+                text(ws, r, c, joined, alignment=WRAP, font=EDITABLE)
                 ws.row_heights[r] = min(409, 13 * -(-len(joined) // 130) + 2)
             elif isinstance(value, str) or value is None:
-                text(ws, r, c, value or "")
+                text(ws, r, c, value or "", font=EDITABLE)
             else:
                 put(ws, r, c, value, fill=INPUT_FILL)
-    # an Excel Table: a row added under it in Excel joins it, and every name below follows
+    # an Excel Table for the reader (banding, filters); the formulas read plain-range names
+    # (no structured reference: Gnumeric and Python formula engines cannot read tbl[col]); a
+    # row inserted inside the table widens every name in Excel, LibreOffice and Gnumeric
     ws.tables.append(Table(f"tbl_{table}", 1, len(rows) + 1, cols))
-    for col in cols:
-        wb.names[f"{table}_{col}"] = f"tbl_{table}[{col}]"
+    for c, col in enumerate(cols, start=1):
+        define_range(wb, f"{table}_{col}", ws, c, 2, len(rows) + 1)
     widths(ws, {c: max(12, min(60, len(col) + 4)) for c, col in enumerate(cols, start=1)})
     widths(ws, {1: 18, 2: 34, **({len(cols): 120} if cols[-1] == "sources" else {})})
     print_setup(ws, header_rows="1:1")
@@ -112,6 +117,9 @@ def write_inputs(wb, ledger: Ledger, result, overrides: set[str]) -> None:
     widths(ws, INPUT_COLUMNS)
     text(ws, 1, 1, "Scenario inputs - change the yellow cells", font=TITLE_FONT)
     text(ws, 2, 1, "Green cells look up the catalog tables; type a number over one to override it.")
+    for c, (label, fill) in enumerate(COLOUR_KEY, start=2):  # the workbook's colour convention
+        text(ws, 3, c, label, fill=fill)
+    text(ws, 3, 1, "Colours (every sheet):")
     header(ws, 4, ["name", "value", "unit", "description", "source"])
     row = 5
     constants = ledger.inputs_of("constant")
@@ -132,7 +140,7 @@ def write_inputs(wb, ledger: Ledger, result, overrides: set[str]) -> None:
                 value,
                 note=note,
                 fill=CONSTANT_FILL,
-                number_format=excel_format(inp.unit, isinstance(value, int)),
+                number_format=value_format(inp.unit, isinstance(value, int)),
             )
         elif inp.kind == "key":
             follows = (
@@ -152,7 +160,7 @@ def write_inputs(wb, ledger: Ledger, result, overrides: set[str]) -> None:
                 value,
                 note=note,
                 fill=INPUT_FILL,
-                number_format=excel_format(inp.unit, inp.integer),
+                number_format=value_format(inp.unit, inp.integer),
             )
             _validate_number(ws, coordinate(row, 2), inp)
         else:  # a catalog lookup, or a default computed from other inputs
@@ -165,7 +173,7 @@ def write_inputs(wb, ledger: Ledger, result, overrides: set[str]) -> None:
                 cached=value,
                 note=note,
                 fill=LOOKUP_FILL,
-                number_format=excel_format(inp.unit),
+                number_format=value_format(inp.unit),
             )
         define(wb, ws, inp.name, row, 2, local=False)
         text(ws, row, 1, inp.name)
@@ -252,7 +260,9 @@ def write_about(wb, models: list[str], result) -> None:
         ("Colours", SECTION_FONT),
         (
             "yellow = an input you type or pick; green = looked up from a table (type over it to "
-            "override); blue = a live formula.",
+            "override); blue = a live formula; grey = a named constant. Sheets are protected "
+            "without a password: only yellow and green cells take typing (Review > Unprotect "
+            "Sheet lifts it). The Checks sheet's master flag says whether every check passes.",
             None,
         ),
         ("Conventions", SECTION_FONT),

@@ -16,6 +16,7 @@ from .xlsx_layout import (
     SECTION_FONT,
     TITLE_FONT,
     WRAP,
+    define_range,
     header,
     print_setup,
     put,
@@ -64,13 +65,21 @@ SECONDARY = [
 SUMMARY = PLAN_VIEW + SECONDARY
 
 
-def scenario_line(res: Result) -> str:
-    """The scenario the workbook was built with, for page headers."""
-    k = res.keys
-    return (
-        f"built for {k['gpu']}, weights {k['weight_dtype']}, KV {k['kv_dtype']}, "
-        f"{k['workload']}, engine {k['serving_engine']}, time model {k['time_model']}"
-    )
+SCENARIO_PARTS = [  # (text before, the Inputs name) of the title's scenario
+    ("All models on ", "gpu"),
+    (", weights ", "weight_dtype"),
+    (", KV ", "kv_dtype"),
+    (", workload ", "workload"),
+    (", engine ", "serving_engine"),
+    (", time model ", "time_model"),
+]
+
+
+def scenario_title(res: Result) -> tuple[str, str]:
+    """(formula, its cached value): the sheet's title built from the Inputs' choices, so it
+    follows a what-if (no fixed "built for ..." text)."""
+    formula = "=" + "&".join(f'"{before}"&{name}' for before, name in SCENARIO_PARTS) + '&" (live)"'
+    return formula, "".join(f"{before}{res.keys[name]}" for before, name in SCENARIO_PARTS) + " (live)"
 
 
 def sheet_titles(model_ids: list[str], taken: set[str]) -> dict[str, str]:
@@ -144,10 +153,11 @@ def header_notes(ws, row: int, ledger: Ledger, quantities: list[str], first_col:
 
 def write_summary(wb, ledger: Ledger, results: list[Result], names_for, cells: list[Cell]) -> None:
     ws = wb.create_sheet("Summary", 1)
-    text(ws, 1, 1, "All models under the scenario on the Inputs sheet (live)", font=TITLE_FONT)
+    title, cached = scenario_title(results[0])
+    put(ws, 1, 1, title, cached=cached, font=TITLE_FONT)
     header(ws, 3, ["model"] + SUMMARY)
     header_notes(ws, 3, ledger, SUMMARY, 2)
-    ws.row_heights[3] = 45
+    ws.row_heights[3] = 60
     plan = text(
         ws,
         2,
@@ -190,5 +200,8 @@ def write_summary(wb, ledger: Ledger, results: list[Result], names_for, cells: l
                 Cell(ws.title, coordinate(r, c), res.model_id, q),
                 cells,
             )
-    widths(ws, {1: 24, **{c: 20 for c in range(2, len(SUMMARY) + 2)}})
-    print_setup(ws, header_rows="3:3", scenario=scenario_line(results[0]), one_page=True)
+    fits = SUMMARY.index("max_concurrency") + 2  # the Checks sheet reads it
+    define_range(wb, "summary_requests_in_flight", ws, fits, 4, 3 + len(results))
+    # 15 wide, headings on up to 4 lines: nine columns on a printed page at 64 % (7 pt)
+    widths(ws, {1: 24, **{c: 15 for c in range(2, len(SUMMARY) + 2)}})
+    print_setup(ws, header_rows="1:3", one_page=True)
