@@ -57,8 +57,28 @@ def tex_escape(text) -> str:
     return _tex_escape(str(text))
 
 
+_BARS = re.compile(r"\|([^|]*)\|")
+_QUOTES = [
+    (re.compile(r'(^|[\s(\[])"([^"]*)"'), r"\1``\2''"),  # "x" -> ``x''
+    (re.compile(r"(^|[\s(\[])'([^']*)'(?=$|[\s).,;:\]])"), r"\1`\2'"),  # 'x' -> `x'
+]
+
+
+def _typeset(text: str) -> str:
+    """|x| as math bars (a default OT1 article prints a text | as a dash), quotes opened
+    and closed (a straight ' prints as a closing quote)."""
+    text = _BARS.sub(r"$\\lvert$\1$\\rvert$", text).replace("|", r"\textbar{}")
+    for pattern, replacement in _QUOTES:
+        text = pattern.sub(replacement, text)
+    return text
+
+
 @lru_cache(maxsize=65536)
 def _tex_escape(text: str) -> str:
+    return _typeset(_tex_escape_plain(text))
+
+
+def _tex_escape_plain(text: str) -> str:
     plain = " ".join(text.split())
     if _SETTABLE.fullmatch(plain):  # the common case: only the specials to escape
         return _ESCAPE_RE.sub(lambda m: _ESCAPES[m.group()], plain)

@@ -14,7 +14,7 @@ import math
 import multiprocessing
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
@@ -26,6 +26,7 @@ from ..errors import LedgerError, close_matches, one_line
 from ..files import write_text
 from ..numeric import NumericEvaluator, NumericResult, numeric_ledger
 from ..printed import latex_of
+from ..printers.latex_lines import aligned_rows, display_blocks
 from ..printers.latex import (
     formula_tex,
     structural_zeros,
@@ -151,12 +152,14 @@ class Derivation:
     description: str
     source: str
     caption: str = ""  # a snippet names its model and scenario; a model page says it once
+    lines: list[str] = field(default_factory=list)  # the aligned rows, broken to the column
+    blocks: list[list[str]] = field(default_factory=list)  # the rows in displays of <= 1,000 chars
 
 
 def derivation(inputs: dict, result: NumericResult, q, caption: str = "") -> Derivation:
     """`inputs`: the numeric ledger's input records (their math symbols)."""
     template = latex_of(q, structural_zeros(result))
-    return Derivation(
+    d = Derivation(
         q.name,
         f"q-{label(result.model_id)}-{q.name}",
         f"eq:{label(result.model_id)}:{q.name}",
@@ -169,6 +172,9 @@ def derivation(inputs: dict, result: NumericResult, q, caption: str = "") -> Der
         q.source,
         caption,
     )
+    d.lines = aligned_rows(d.symbol, [d.formula, d.substituted, d.result])
+    d.blocks = display_blocks(d.lines)
+    return d
 
 
 def fit_note(result: NumericResult) -> str:
@@ -253,10 +259,12 @@ def model_context(inputs: dict, result: NumericResult, plots: list[str]) -> dict
         for n, i in inputs.items()
         if i["kind"] == "model" and n in used
     ]
+    shown = [q for q in result.quantities if not trivially_zero(result, q)]
     topics = [
-        {"name": t, "quantities": [derivation(inputs, result, q) for q in result.quantities if q.topic == t]}
+        {"name": t, "quantities": [derivation(inputs, result, q) for q in shown if q.topic == t]}
         for t in result.topics
     ]
+    topics = [t for t in topics if t["quantities"]]  # no empty section (multimodal for a text model)
     return {
         "model": {"id": result.model_id, "name": result.model_name},
         "scenario": scenario_text(result),
@@ -278,6 +286,13 @@ def model_context(inputs: dict, result: NumericResult, plots: list[str]) -> dict
         },
         "body": f"{result.model_id}-body",
     }
+
+
+def trivially_zero(result: NumericResult, q) -> bool:
+    """A quantity that is 0 for this model (a variant it does not have: no draft model, no
+    sliding layers): a model's document leaves it out; `derive` still prints it."""
+    value = to_plain(result.values[q.name])
+    return isinstance(value, int | float) and value == 0
 
 
 def index_row(result: NumericResult) -> dict:
@@ -394,6 +409,18 @@ def _model_documents(start: int, stop: int, progress: bool = False) -> int:
                 write_text(out / f"{result.model_id}-body.tex", render(env, "model-body.tex.j2", context))
                 written += 1
     return written
+
+
+TEX_PACKAGES = r"\usepackage[T1]{fontenc}\usepackage{lmodern,amsmath,amssymb}"
+
+
+def standalone(snippet: str) -> str:
+    """A snippet as a complete document (`derive --format tex --preamble`)."""
+    return (
+        "\\documentclass[10pt]{article}\n" + TEX_PACKAGES + "\n\\allowdisplaybreaks\n\\begin{document}\n"
+        + snippet
+        + "\\end{document}\n"
+    )
 
 
 def derive(model: str, quantity: str, fmt: str, sets: dict, templates: Path | None = None) -> str:
