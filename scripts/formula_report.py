@@ -25,7 +25,9 @@ def report(folder: Path) -> dict:
         for t in GFM.parse(md.read_text(encoding="utf-8"))
         if t.type == "fence" and t.info == "math"
     ]
-    widths = [max(line_widths(b.replace(r"\begin{aligned}", "").replace(r"\end{aligned}", ""))) for b in blocks]
+    widths = [
+        max(line_widths(b.replace(r"\begin{aligned}", "").replace(r"\end{aligned}", ""))) for b in blocks
+    ]
     tex = "".join(p.read_text(encoding="utf-8") for p in folder.glob("*.tex"))
     displays = re.findall(r"\\begin\{(?:align|equation)\}(.*?)\\end\{(?:align|equation)\}", tex, re.S)
     return {

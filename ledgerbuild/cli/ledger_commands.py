@@ -44,12 +44,15 @@ def show(
     models: list[str] = typer.Argument(
         ..., help="Catalog ids, model YAML paths or HF config.json files (one or more)"
     ),
-    gpu: str | None = typer.Option(None, help="GPU id or GPU YAML path [h100-sxm]"),
+    gpu: str | None = typer.Option(
+        None, help="GPU id or GPU YAML path [h100-sxm]; several (a,b): each model on each GPU"
+    ),
     gpus: str | None = typer.Option(None, "--gpus", help=GPUS_HELP),
     workload: str | None = typer.Option(None, help="Workload id [chat]"),
     time_model: str | None = typer.Option(
         None, help="Time model id or YAML file [calibrated; roofline for the floor]"
     ),
+    all_: bool = typer.Option(False, "--all", help="Every quantity, not only the answer block"),
     engine: str | None = typer.Option(None, help="Serving engine: vllm | tensorrt-llm | lecture [vllm]"),
     pp: int | None = typer.Option(None, "--pp", help="Pipeline-parallel stages [1]"),
     set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
@@ -70,18 +73,21 @@ def show(
 
     from ..numeric import NumericEvaluator
 
-    evaluator = NumericEvaluator(
-        _sets(
-            set_,
-            gpu=gpu,
-            gpu_count_setting=gpu_count_setting(gpus),
-            workload=workload,
-            time_model=time_model,
-            serving_engine=engine,
-            pipeline_parallel=pp,
+    gpu_ids = [g.strip() for g in gpu.split(",") if g.strip()] if gpu else [None]
+    results = []
+    for one in gpu_ids:
+        evaluator = NumericEvaluator(
+            _sets(
+                set_,
+                gpu=one,
+                gpu_count_setting=gpu_count_setting(gpus),
+                workload=workload,
+                time_model=time_model,
+                serving_engine=engine,
+                pipeline_parallel=pp,
+            )
         )
-    )
-    results = [evaluator.evaluate(m) for m in models]  # every model checked before printing
+        results += [evaluator.evaluate(m) for m in models]  # every model checked before printing
     if json_:
         docs = [r.as_json() for r in results]
         sys.stdout.write(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2) + "\n")
@@ -89,7 +95,7 @@ def show(
     from ..writers.terminal import show_table  # rich: only for people
 
     for result in results:
-        show_table(result, out)
+        show_table(result, out, every=all_)
 
 
 @app.command("import-config", rich_help_panel="Ledger")

@@ -23,7 +23,18 @@ _INVISIBLE = {"left", "right", "displaystyle", "limits", "nolimits", "bigl", "bi
 _SPACES = {",": 0.3, ":": 0.4, ";": 0.5, " ": 0.5, "quad": 2.0, "qquad": 4.0, "!": 0.0}
 _WIDE = {"cdot": 1.5, "times": 2.4, "leq": 2.7, "geq": 2.7, "neq": 2.7, "approx": 2.7, "infty": 2.0}
 _FUNCTIONS = {"max", "min", "log", "exp", "ln", "sin", "cos", "tan", "arctan", "sqrt", "sum", "prod"}
-_OPERATORS = {"+", "-", "=", "<", ">", r"\cdot", r"\leq", r"\geq", r"\wedge", r"\vee"}  # \times: only in numbers (4.0 \times 10^{5})
+_OPERATORS = {
+    "+",
+    "-",
+    "=",
+    "<",
+    ">",
+    r"\cdot",
+    r"\leq",
+    r"\geq",
+    r"\wedge",
+    r"\vee",
+}  # \times: only in numbers (4.0 \times 10^{5})
 
 
 @dataclass
@@ -169,7 +180,7 @@ def break_lines(tex: str, budget: float, first: float | None = None) -> list[str
     breaking before a top-level operator, at the shallowest \\left depth that fills a line
     at least half; continuation lines reopen the \\left's still open."""
     items = _unfolded(atoms(tex), budget)
-    depth, stack, candidates = [], [], []  # candidates: (index, open \left's before it)
+    stack, candidates = [], []  # candidates: (index, open \left's before it)
     offsets, total = [], 0.0
     for k, atom in enumerate(items):
         offsets.append(total)
@@ -195,7 +206,6 @@ def break_lines(tex: str, budget: float, first: float | None = None) -> list[str
             cut = fitting[-1] if fitting else ahead[0]
         cuts.append(cut)
         begin, limit, indent = cut[0], budget, 2.0 + 0.6 * len(cut[1])
-    del depth
     bounds = [0, *[c[0] for c in cuts], len(items)]
     opens = [[], *[c[1] for c in cuts], []]
     out = []

@@ -26,7 +26,6 @@ from ..errors import LedgerError, close_matches, one_line
 from ..files import write_text
 from ..numeric import NumericEvaluator, NumericResult, numeric_ledger
 from ..printed import latex_of
-from ..printers.latex_lines import aligned_rows, display_blocks
 from ..printers.latex import (
     formula_tex,
     structural_zeros,
@@ -36,6 +35,7 @@ from ..printers.latex import (
     tex_number,
     unit_tex,
 )
+from ..printers.latex_lines import aligned_rows, display_blocks
 from ..rules import gpu_count_text, time_model_text, to_plain
 from ..units import human
 from .plots import VISION_CAPTION, figure_files, model_figure, vision_figure
@@ -417,7 +417,9 @@ TEX_PACKAGES = r"\usepackage[T1]{fontenc}\usepackage{lmodern,amsmath,amssymb}"
 def standalone(snippet: str) -> str:
     """A snippet as a complete document (`derive --format tex --preamble`)."""
     return (
-        "\\documentclass[10pt]{article}\n" + TEX_PACKAGES + "\n\\allowdisplaybreaks\n\\begin{document}\n"
+        "\\documentclass[10pt]{article}\n"
+        + TEX_PACKAGES
+        + "\n\\allowdisplaybreaks\n\\begin{document}\n"
         + snippet
         + "\\end{document}\n"
     )
