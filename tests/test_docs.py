@@ -107,7 +107,8 @@ def _number(tex: str) -> float:
 def test_document_numbers_equal_show_json(docs_dir, model):
     shown = json.loads(runner.invoke(app, ["show", model, "--json"]).output)["quantities"]
     sections = result_lines((docs_dir / f"{model}.md").read_text())
-    assert set(sections) == set(shown)
+    # a model's document leaves out the quantities that are 0 for it (issue 31)
+    assert set(sections) == {n for n, q in shown.items() if q["value"] != 0}
     for name, result in sections.items():
         want = shown[name]["value"]
         assert _number(result) == pytest.approx(want, rel=5e-5, abs=1e-12), name

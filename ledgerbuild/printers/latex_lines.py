@@ -73,7 +73,8 @@ def _inner(group: str) -> str:
 
 
 def atoms(tex: str) -> list[Atom]:
-    tokens, out, i, spaced = _tokens(tex), [], 0, []
+    tokens, i, spaced = _tokens(tex), 0, []
+    out: list[Atom] = []
     while i < len(tokens):
         t = tokens[i]
         if t == " ":
@@ -180,7 +181,8 @@ def break_lines(tex: str, budget: float, first: float | None = None) -> list[str
     breaking before a top-level operator, at the shallowest \\left depth that fills a line
     at least half; continuation lines reopen the \\left's still open."""
     items = _unfolded(atoms(tex), budget)
-    stack, candidates = [], []  # candidates: (index, open \left's before it)
+    stack: list[str] = []
+    candidates: list[tuple[int, list[str]]] = []  # (index, the \\left's open before it)
     offsets, total = [], 0.0
     for k, atom in enumerate(items):
         offsets.append(total)

@@ -1,0 +1,69 @@
+"""Issue 31: the derive/show/docs options, -V, --quiet, enum choices; long formulas broken."""
+
+from typer.testing import CliRunner
+
+from ledgerbuild import __version__
+from ledgerbuild.cli import app
+from ledgerbuild.printers.latex_lines import aligned_rows, rendered_width
+
+runner = CliRunner()
+
+
+def test_version_short_flag():
+    r = runner.invoke(app, ["-V"])
+    assert r.exit_code == 0 and r.output.strip() == f"ledgerbuild {__version__}"
+
+
+def test_derive_takes_the_scenario_options_and_a_preamble(tmp_path):
+    out = tmp_path / "s.tex"
+    r = runner.invoke(
+        app,
+        [
+            "derive",
+            "llama-3-70b",
+            "kv_bytes_per_token",
+            "--gpus",
+            "4",
+            "--workload",
+            "reasoning",
+            "--format",
+            "tex",
+            "--preamble",
+            "-o",
+            str(out),
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    text = out.read_text()
+    assert text.startswith("\\documentclass") and "\\usepackage{lmodern,amsmath,amssymb}" in text
+    assert "4 x" in text and "\\end{document}" in text
+
+
+def test_derive_refuses_a_gpu_list_and_a_markdown_preamble():
+    r = runner.invoke(app, ["derive", "llama-3-8b", "tpot_s", "--gpu", "h100-sxm,l4"])
+    assert r.exit_code == 2 and "give one GPU" in r.output
+    r = runner.invoke(app, ["derive", "llama-3-8b", "tpot_s", "--preamble"])
+    assert r.exit_code == 2 and "--format tex" in r.output
+
+
+def test_format_choices_are_listed_in_help():
+    r = runner.invoke(app, ["docs", "-h"])
+    assert "md" in r.output and "tex" in r.output and "all" in r.output
+    r = runner.invoke(app, ["derive", "llama-3-8b", "tpot_s", "--format", "pdf"])
+    assert r.exit_code == 2
+
+
+def test_show_leads_with_an_answer_and_takes_a_gpu_list():
+    r = runner.invoke(app, ["show", "llama-3-8b", "--gpu", "h100-sxm,l4"])
+    assert r.exit_code == 0, r.output
+    assert r.output.count("answer (the whole ledger: --all)") == 2
+    assert "read as 0 bytes" not in r.output and "multimodal" not in r.output
+    full = runner.invoke(app, ["show", "llama-3-8b", "--all"])
+    assert len(full.output.splitlines()) > 5 * len(r.output.splitlines()) / 2
+
+
+def test_a_long_sum_is_broken_within_the_width():
+    terms = " + ".join(rf"\mathrm{{term\_number\_{i}}}" for i in range(12))
+    rows = aligned_rows(r"\mathrm{total}", [terms])
+    assert len(rows) > 3
+    assert all(rendered_width(r.replace("&", "")) <= 66 for r in rows)
