@@ -133,9 +133,24 @@ def _value_tex(value) -> str:
     return r"\left(" + text + r"\right)" if to_plain(value) < 0 else text
 
 
-def substituted_tex(template: NameTemplate, result) -> str:
-    """The same printed expression with every symbol shown as its value in this evaluation."""
-    return template.fill(lambda name: _value_tex(result.value(name)))
+_CONDITION = re.compile(r"\\text\{for\}|\\\\|\\end\{cases\}")
+
+
+def substituted_tex(template: NameTemplate, result, symbol=None) -> str:
+    """The same printed expression with every symbol shown as its value in this evaluation;
+    with `symbol` (name -> its math symbol), a Piecewise condition keeps its symbols ("0 for
+    n_shared = 0", not "0 for 1,536 = 0")."""
+    if symbol is None:
+        return template.fill(lambda name: _value_tex(result.value(name)))
+    parts, out, in_condition = template.parts, [], False
+    for i, part in enumerate(parts):
+        if i % 2:  # a symbol's name
+            out.append(symbol(part) if in_condition else _value_tex(result.value(part)))
+            continue
+        out.append(part)
+        for m in _CONDITION.finditer(part):  # the last marker in this text decides
+            in_condition = m.group() == r"\text{for}"
+    return "".join(out)
 
 
 def unit_tex(value, unit: str) -> str:

@@ -2,14 +2,14 @@
 LaTeX that sympy prints (printers/latex.py), shared by Markdown and LaTeX derivations.
 
 Scope: `rendered_width` estimates a formula's width in characters of its rendered text (a
-fraction is as wide as its wider part, scripts count 0.7, spacing commands their space,
-an operator with its spaces 2); `break_lines` splits a right-hand side before top-level
-`+`, `-`, `=`, `\\cdot` and `\\times` so that no line is wider than the budget: a break inside
-\\left( ... \\right) closes the open delimiters with \\right. and reopens them with \\left. (as
-amsmath's documentation does for split equations), a break inside a `cases` row continues
-the row below with its condition on the last piece. Shortcuts: widths are estimates (an
-average glyph is half an em); a single atom wider than the budget (a fraction with a long
-numerator) stays one line.
+digit is one, half an em; a fraction is as wide as its wider part, scripts count 0.7, an
+operator with its spaces 2.4); `break_lines` splits a right-hand side before a `+`, `-`,
+`=`, `\\cdot` or relation, or after an argument's comma, so that no line is wider than the
+budget: a break inside \\left( ... \\right) closes the open delimiters with \\right. and
+reopens them with \\left. (amsmath's way for split equations); a `cases` row too wide
+continues below, its condition on the last piece; a fraction too wide is written (A) / (B)
+where that breaks it. Shortcuts: widths are estimates (TeX and MathJax glyph widths
+averaged); an atom wider than the budget that cannot be opened (a root) stays one line.
 """
 
 from __future__ import annotations
@@ -187,7 +187,8 @@ def break_lines(tex: str, budget: float, first: float | None = None) -> list[str
     for k, atom in enumerate(items):
         offsets.append(total)
         total += atom.width
-        if atom.kind == "op" and k > 0 and items[k - 1].kind not in ("op", "left"):
+        after_comma = k > 0 and items[k - 1].text.strip() == "," and stack  # max(a,\n b)
+        if after_comma or atom.kind == "op" and k > 0 and items[k - 1].kind not in ("op", "left"):
             candidates.append((k, list(stack)))
         if atom.kind == "left":
             stack.append(atom.text.strip())

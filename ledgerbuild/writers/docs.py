@@ -165,7 +165,7 @@ def derivation(inputs: dict, result: NumericResult, q, caption: str = "") -> Der
         f"eq:{label(result.model_id)}:{q.name}",
         tex_name(inputs, q.name),
         formula_tex(inputs, template),
-        substituted_tex(template, result),
+        substituted_tex(template, result, lambda name: tex_name(inputs, name)),
         unit_tex(result.values[q.name], q.unit),
         q.unit,
         q.description,
@@ -366,7 +366,8 @@ def write_docs(
         if len(results) >= 8 and (os.cpu_count() or 1) > 1:
             # the second CPU takes half the models (forked: nothing pickled in)
             half = (len(results) + 1) // 2
-            written += sum(_forked(_model_documents, [(0, half), (half, len(results))]))
+            # the first worker draws the bar for its half (one bar, no interleaving)
+            written += sum(_forked(_model_documents, [(0, half, progress), (half, len(results))]))
         else:
             written += _model_documents(0, len(results), progress)
     finally:

@@ -69,12 +69,19 @@ ANSWER = (
     ("TTFT", "ttft_s", "s"),
     ("TPOT", "tpot_s", "s"),
     ("tokens/s (offline)", "offline_throughput_tokens_per_s", "tokens/s"),
-    ("$/Mtok output", "usd_per_million_output_tokens", "USD"),
+    ("$/Mtok output (serving)", "usd_per_million_output_tokens", "USD"),
+    ("$/Mtok output (offline)", "offline_usd_per_million_output_tokens", "USD"),
+    ("$/Mtok floor (roofline)", "offline_floor_usd_per_million_output_tokens", "USD"),
 )
 
 
 def answer_block(result, console) -> None:
     """The short answer `show` leads with (the whole ledger with --all)."""
+    if not to_plain(result.values.get("max_concurrency", 1)):
+        from .docs import fit_note
+
+        console.print(f"{data(result.model_id)} {data(fit_note(result))} (try --gpus)", highlight=False)
+        return
     table = Table(title="answer (the whole ledger: --all)", title_justify="left")
     for col in ("", "value", "quantity"):
         table.add_column(col, justify="right" if col == "value" else "left")
