@@ -66,4 +66,4 @@ def test_a_long_sum_is_broken_within_the_width():
     terms = " + ".join(rf"\mathrm{{term\_number\_{i}}}" for i in range(12))
     rows = aligned_rows(r"\mathrm{total}", [terms])
     assert len(rows) > 3
-    assert all(rendered_width(r.replace("&", "")) <= 66 for r in rows)
+    assert all(rendered_width(r.replace("&", "")) <= 60 for r in rows)

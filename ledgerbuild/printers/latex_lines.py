@@ -159,8 +159,11 @@ def _env_body(text: str) -> str:
 
 
 def _env_width(text: str) -> float:
+    """Each column as wide as its widest cell, a quad between columns, the brace."""
     rows = _cells(_env_body(text))
-    return 1.5 + max(sum(rendered_width(cell) for cell in row) + 1 for row in rows)
+    columns = max(len(row) for row in rows)
+    widest = [max(rendered_width(row[c]) for row in rows if c < len(row)) for c in range(columns)]
+    return 1.5 + sum(widest) + 2.0 * (columns - 1)
 
 
 def rendered_width(tex: str) -> float:
@@ -261,7 +264,7 @@ def _broken_cases(atom: Atom, budget: float) -> Atom:
     return Atom((" " if atom.text.startswith(" ") else "") + text, _env_width(text), "env")
 
 
-WIDTH = 66.0  # characters a display line may take: ~33 em, under the narrowest default column
+WIDTH = 60.0  # characters a display line may take: ~30 em, under a default article's 345 pt column
 SHORT_SYMBOL = 12.0  # a wider left-hand side goes on its own row (the column is not split)
 DISPLAY_CHARS = 1000  # some Git hosts refuse a longer math display
 

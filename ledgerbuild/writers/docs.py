@@ -418,7 +418,7 @@ TEX_PACKAGES = r"\usepackage[T1]{fontenc}\usepackage{lmodern,amsmath,amssymb}"
 def standalone(snippet: str) -> str:
     """A snippet as a complete document (`derive --format tex --preamble`)."""
     return (
-        "\\documentclass[10pt]{article}\n"
+        "\\documentclass[10pt]{article}\n\\usepackage[a4paper,margin=18mm]{geometry} % the documents' page\n"
         + TEX_PACKAGES
         + "\n\\allowdisplaybreaks\n\\begin{document}\n"
         + snippet
