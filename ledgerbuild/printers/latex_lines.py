@@ -270,8 +270,8 @@ DISPLAY_CHARS = 1000  # some Git hosts refuse a longer math display
 
 
 def aligned_rows(symbol: str, forms: list[str], width: float = WIDTH) -> list[str]:
-    """`symbol = form_1 = form_2 ...` as the rows of an aligned display, each form broken to
-    the width; a form equal to the one before it is shown once."""
+    """`symbol = form_1 = ... = result` as the rows of an aligned display, each form but the
+    result broken to the width; a form equal to the one before it is shown once."""
     shown = [f for i, f in enumerate(forms) if i == 0 or f != forms[i - 1]]
     lhs = rendered_width(symbol)
     if lhs <= SHORT_SYMBOL:
@@ -279,7 +279,8 @@ def aligned_rows(symbol: str, forms: list[str], width: float = WIDTH) -> list[st
     else:
         rows, head, budget = [f"& {symbol}"], "&= ", width - 2
     for n, form in enumerate(shown):
-        for k, piece in enumerate(break_lines(form, budget - 2, budget)):
+        last = n == len(shown) - 1  # the result (a number, its unit, GB/GiB): one row
+        for k, piece in enumerate([form] if last else break_lines(form, budget - 2, budget)):
             rows.append((head if n == 0 else "&= ") + piece if k == 0 else "& " + piece)
     return rows
 
