@@ -317,7 +317,8 @@ def index_row(result: NumericResult) -> dict:
 
 
 def topics_of(result: NumericResult) -> list[str]:
-    return list(dict.fromkeys(q.topic for q in result.quantities))
+    """The sections a model's document has (a topic whose quantities are all 0 has none)."""
+    return list(dict.fromkeys(q.topic for q in result.quantities if not trivially_zero(result, q)))
 
 
 def prepare_folder(out: Path) -> None:
