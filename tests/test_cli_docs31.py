@@ -64,6 +64,17 @@ def test_show_leads_with_an_answer_and_takes_a_gpu_list():
 
 def test_a_long_sum_is_broken_within_the_width():
     terms = " + ".join(rf"\mathrm{{term\_number\_{i}}}" for i in range(12))
-    rows = aligned_rows(r"\mathrm{total}", [terms])
+    rows = aligned_rows(r"\mathrm{total}", [terms, "42"])  # the last form, the result, stays whole
     assert len(rows) > 3
     assert all(rendered_width(r.replace("&", "")) <= 60 for r in rows)
+
+
+def test_fixed_choices_are_the_library_tables():
+    """The CLI's enums list exactly what the library accepts (no drift)."""
+    from ledgerbuild.cli.ledger_commands import RopeMethod
+    from ledgerbuild.rope import METHODS
+
+    assert {m.value for m in RopeMethod} == {"model", *METHODS.values()}
+    r = runner.invoke(app, ["rope", "-h"], env={"COLUMNS": "200"})
+    assert "model|none|pi|ntk|yarn|llama3" in r.output  # the choices in -h
+    assert runner.invoke(app, ["rope", "llama-3-8b", "--method", "nonsense"]).exit_code == 2

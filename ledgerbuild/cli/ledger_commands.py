@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from enum import Enum
 from pathlib import Path
 
 import typer
@@ -11,11 +12,24 @@ from ..errors import LedgerError
 from .common import GPUS_HELP, SET_HELP, _sets, app, gpu_count_setting, guarded, out
 
 
+class RopeMethod(str, Enum):
+    """rope --method: the model's own, or one of rope.METHODS."""
+
+    model = "model"
+    none = "none"
+    pi = "pi"
+    ntk = "ntk"
+    yarn = "yarn"
+    llama3 = "llama3"
+
+
 @app.command("list", rich_help_panel="Ledger")
 @guarded
 def list_(
     what: str = typer.Argument(
-        ..., help="models | gpus | workloads | quantities | dtypes | time_models | engines | training_recipes"
+        ...,
+        help="models | gpus | workloads | quantities | dtypes | time_models | engines | training_recipes "
+        "| rope_methods",
     ),
     json_: bool = typer.Option(False, "--json", help="Print JSON for scripts."),
 ):
@@ -288,7 +302,7 @@ def _validate_pool_logs(path: Path, json_: bool) -> None:
 @guarded
 def rope(
     model: str = typer.Argument(..., help="Catalog id, model YAML or HF config.json"),
-    method: str | None = typer.Option(None, help="model | none | pi | ntk | yarn | llama3 [model]"),
+    method: RopeMethod | None = typer.Option(None, help="Scaling method [model: the model's own]"),
     factor: float | None = typer.Option(None, help="Scaling factor s [the model's own]"),
     target_tokens: int | None = typer.Option(None, help="Context to reach: s = target / trained"),
     set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
@@ -305,7 +319,8 @@ def rope(
 
     from ..rope import rope_report, rope_sets
 
-    report = rope_report(model, rope_sets(model, _sets(set_), method, factor, target_tokens))
+    chosen = RopeMethod(method).value if method is not None else None
+    report = rope_report(model, rope_sets(model, _sets(set_), chosen, factor, target_tokens))
     if json_:
         out.print_json(json.dumps(report))
         return
