@@ -78,3 +78,31 @@ def test_fixed_choices_are_the_library_tables():
     r = runner.invoke(app, ["rope", "-h"], env={"COLUMNS": "200"})
     assert "model|none|pi|ntk|yarn|llama3" in r.output  # the choices in -h
     assert runner.invoke(app, ["rope", "llama-3-8b", "--method", "nonsense"]).exit_code == 2
+
+
+def test_a_piecewise_condition_keeps_its_symbols():
+    """Issue 31: the substituted form read "for 1,536 = 0" (DeepSeek-V2's q_lora_rank, 1,536 in
+    its config.json); the condition now names the field, the value shows the numbers."""
+    r = runner.invoke(app, ["derive", "deepseek-v2", "lora_params_attention_layer"])
+    assert r.exit_code == 0, r.output
+    assert r"\text{for}\: 1{,}536 = 0" not in r.output
+    assert r"\text{for}\: \mathrm{q\_lora\_rank} = 0" in r.output and "2 \\cdot 1{,}536" in r.output
+
+
+def test_no_negative_zero_for_people():
+    from ledgerbuild.units import human
+
+    assert human(-0.0, "s") == "0.000 ms" and human(-1e-9, "s") == "0.000 ms"
+    assert human(-0.5, "s") == "-500.000 ms"  # a real negative keeps its sign
+
+
+def test_quiet_turns_the_progress_bar_off(monkeypatch, tmp_path):
+    import sys
+
+    from ledgerbuild.cli import common
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    runner.invoke(app, ["--quiet", "list", "dtypes", "--json"])
+    assert common.progress_wanted() is False
+    runner.invoke(app, ["list", "dtypes", "--json"])
+    assert common.QUIET["on"] is False
