@@ -158,8 +158,8 @@ def derive(
     * `ledgerbuild derive llama-3-70b tpot_s --gpu h200 --gpus 4 --workload reasoning`
     """
     from ..files import write_text
+    from ..printers.latex import standalone
     from ..writers.docs import derive as derive_snippet
-    from ..writers.docs import standalone
 
     fmt = SnippetFormat(format_).value
     if preamble and fmt != "tex":

@@ -204,3 +204,17 @@ def for_model(expr, zeros: frozenset):
     generation time, for each set of zeros a model may have)."""
     hit = {s: 0 for s in expr.free_symbols if s.name in zeros}
     return expr.xreplace(hit) if hit else expr
+
+
+TEX_PACKAGES = r"\usepackage[T1]{fontenc}\usepackage{lmodern,amsmath,amssymb}"
+
+
+def standalone(snippet: str) -> str:
+    """A snippet as a complete document (`derive --format tex --preamble`)."""
+    return (
+        "\\documentclass[10pt]{article}\n\\usepackage[a4paper,margin=18mm]{geometry} % the documents' page\n"
+        + TEX_PACKAGES
+        + "\n\\allowdisplaybreaks\n\\begin{document}\n"
+        + snippet
+        + "\\end{document}\n"
+    )

@@ -413,20 +413,6 @@ def _model_documents(start: int, stop: int, progress: bool = False) -> int:
     return written
 
 
-TEX_PACKAGES = r"\usepackage[T1]{fontenc}\usepackage{lmodern,amsmath,amssymb}"
-
-
-def standalone(snippet: str) -> str:
-    """A snippet as a complete document (`derive --format tex --preamble`)."""
-    return (
-        "\\documentclass[10pt]{article}\n\\usepackage[a4paper,margin=18mm]{geometry} % the documents' page\n"
-        + TEX_PACKAGES
-        + "\n\\allowdisplaybreaks\n\\begin{document}\n"
-        + snippet
-        + "\\end{document}\n"
-    )
-
-
 def derive(model: str, quantity: str, fmt: str, sets: dict, templates: Path | None = None) -> str:
     """One quantity's derivation for one model, as an embeddable snippet."""
     evaluator = NumericEvaluator(sets)
