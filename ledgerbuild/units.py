@@ -7,6 +7,7 @@ format). Bytes show as GB (1e9) with GiB (2^30) beside them; seconds as ms below
 from __future__ import annotations
 
 import math
+import re
 
 EXCEL_FORMATS = {
     "params": '#,##0 "params"',
@@ -97,8 +98,16 @@ def value_format(unit: str, integer: bool = False) -> str:
     return "#,##0" if integer else "General"
 
 
+_NEGATIVE_ZERO = re.compile(r"(?<![\d.,])-(?=0(?:\.0+)?(?![\d.,]))")
+
+
 def human(value: float, unit: str) -> str:
-    """A value with its unit for people: thousands separators, GB and GiB, ms."""
+    """A value with its unit for people: thousands separators, GB and GiB, ms; a value that
+    prints as zero prints without a sign (no "-0.000 ms")."""
+    return _NEGATIVE_ZERO.sub("", _human(value, unit))
+
+
+def _human(value: float, unit: str) -> str:
     if isinstance(value, int) or (
         isinstance(value, float) and value.is_integer() and abs(value) < 1e15 and unit not in ("s", "USD")
     ):

@@ -9,7 +9,11 @@ need_apt=()
 { command -v soffice >/dev/null && /usr/bin/python3 -c "import uno" 2>/dev/null; } \
   || need_apt+=(libreoffice-calc-nogui python3-uno)
 command -v pdflatex >/dev/null \
-  || need_apt+=(texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern)
+  || need_apt+=(texlive-latex-base texlive-latex-recommended texlive-fonts-recommended)
+# every package the documents use (lmodern ships apart from pdflatex on Debian/Ubuntu)
+for sty in lmodern amsmath amssymb booktabs longtable graphicx geometry hyperref; do
+  kpsewhich "$sty.sty" >/dev/null 2>&1 || { need_apt+=(lmodern texlive-latex-recommended); break; }
+done
 command -v pdftoppm >/dev/null || need_apt+=(poppler-utils)  # rendering the workbook to PNG
 command -v ssconvert >/dev/null || need_apt+=(gnumeric)  # the second spreadsheet engine (portability)
 if [ ${#need_apt[@]} -gt 0 ]; then

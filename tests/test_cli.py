@@ -81,7 +81,7 @@ def test_show_options_and_sets():
 
 
 def test_show_table_for_people():
-    result = run("show", "deepseek-v3")
+    result = run("show", "deepseek-v3", "--all")  # the whole ledger (issue 28: an answer block first)
     assert result.exit_code == 0
     assert "params_total" in result.output and "GiB" in result.output
     assert "time model: calibrated@h100-sxm" in result.output  # the default, fitted per GPU

@@ -63,14 +63,26 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+QUIET = {"on": False}  # --quiet: no progress or notes on stderr (errors still print)
+
+
 @app.callback()
 def _root(
     version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        False, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."
     ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars or notes on stderr."),
 ):
     """The arithmetic of transformer LLM inference: parameters, FLOPs, KV cache, memory,
     latency floors and cost, declared once in sympy."""
+    QUIET["on"] = quiet
+
+
+def progress_wanted() -> bool:
+    """A progress bar on stderr: when it is a terminal and --quiet is not given."""
+    import sys
+
+    return sys.stderr.isatty() and not QUIET["on"]
 
 
 GPUS_HELP = "GPU count (tensor parallel): N, or auto = the smallest of 1, 2, 4, 8 that fits [auto]"

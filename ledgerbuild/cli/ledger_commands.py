@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from enum import Enum
 from pathlib import Path
 
 import typer
@@ -11,11 +12,24 @@ from ..errors import LedgerError
 from .common import GPUS_HELP, SET_HELP, _sets, app, gpu_count_setting, guarded, out
 
 
+class RopeMethod(str, Enum):
+    """rope --method: the model's own, or one of rope.METHODS."""
+
+    model = "model"
+    none = "none"
+    pi = "pi"
+    ntk = "ntk"
+    yarn = "yarn"
+    llama3 = "llama3"
+
+
 @app.command("list", rich_help_panel="Ledger")
 @guarded
 def list_(
     what: str = typer.Argument(
-        ..., help="models | gpus | workloads | quantities | dtypes | time_models | engines | training_recipes"
+        ...,
+        help="models | gpus | workloads | quantities | dtypes | time_models | engines | training_recipes "
+        "| rope_methods",
     ),
     json_: bool = typer.Option(False, "--json", help="Print JSON for scripts."),
 ):
@@ -44,12 +58,15 @@ def show(
     models: list[str] = typer.Argument(
         ..., help="Catalog ids, model YAML paths or HF config.json files (one or more)"
     ),
-    gpu: str | None = typer.Option(None, help="GPU id or GPU YAML path [h100-sxm]"),
+    gpu: str | None = typer.Option(
+        None, help="GPU id or GPU YAML path [h100-sxm]; several (a,b): each model on each GPU"
+    ),
     gpus: str | None = typer.Option(None, "--gpus", help=GPUS_HELP),
     workload: str | None = typer.Option(None, help="Workload id [chat]"),
     time_model: str | None = typer.Option(
         None, help="Time model id or YAML file [calibrated; roofline for the floor]"
     ),
+    all_: bool = typer.Option(False, "--all", help="Every quantity, not only the answer block"),
     engine: str | None = typer.Option(None, help="Serving engine: vllm | tensorrt-llm | lecture [vllm]"),
     pp: int | None = typer.Option(None, "--pp", help="Pipeline-parallel stages [1]"),
     set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
@@ -70,18 +87,21 @@ def show(
 
     from ..numeric import NumericEvaluator
 
-    evaluator = NumericEvaluator(
-        _sets(
-            set_,
-            gpu=gpu,
-            gpu_count_setting=gpu_count_setting(gpus),
-            workload=workload,
-            time_model=time_model,
-            serving_engine=engine,
-            pipeline_parallel=pp,
+    gpu_ids = [g.strip() for g in gpu.split(",") if g.strip()] if gpu else [None]
+    results = []
+    for one in gpu_ids:
+        evaluator = NumericEvaluator(
+            _sets(
+                set_,
+                gpu=one,
+                gpu_count_setting=gpu_count_setting(gpus),
+                workload=workload,
+                time_model=time_model,
+                serving_engine=engine,
+                pipeline_parallel=pp,
+            )
         )
-    )
-    results = [evaluator.evaluate(m) for m in models]  # every model checked before printing
+        results += [evaluator.evaluate(m) for m in models]  # every model checked before printing
     if json_:
         docs = [r.as_json() for r in results]
         sys.stdout.write(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2) + "\n")
@@ -89,7 +109,7 @@ def show(
     from ..writers.terminal import show_table  # rich: only for people
 
     for result in results:
-        show_table(result, out)
+        show_table(result, out, every=all_)
 
 
 @app.command("import-config", rich_help_panel="Ledger")
@@ -318,7 +338,7 @@ def _validate_pool_logs(path: Path, json_: bool) -> None:
 @guarded
 def rope(
     model: str = typer.Argument(..., help="Catalog id, model YAML or HF config.json"),
-    method: str | None = typer.Option(None, help="model | none | pi | ntk | yarn | llama3 [model]"),
+    method: RopeMethod | None = typer.Option(None, help="Scaling method [model: the model's own]"),
     factor: float | None = typer.Option(None, help="Scaling factor s [the model's own]"),
     target_tokens: int | None = typer.Option(None, help="Context to reach: s = target / trained"),
     set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
@@ -335,7 +355,8 @@ def rope(
 
     from ..rope import rope_report, rope_sets
 
-    report = rope_report(model, rope_sets(model, _sets(set_), method, factor, target_tokens))
+    chosen = RopeMethod(method).value if method is not None else None
+    report = rope_report(model, rope_sets(model, _sets(set_), chosen, factor, target_tokens))
     if json_:
         out.print_json(json.dumps(report))
         return

@@ -3,12 +3,34 @@
 from __future__ import annotations
 
 import sys
+from enum import Enum
 from pathlib import Path
 
 import typer
 
 from ..errors import LedgerError
-from .common import GPUS_HELP, SET_HELP, _sets, app, gpu_count_setting, guarded, out, print_error
+from .common import (
+    GPUS_HELP,
+    SET_HELP,
+    _sets,
+    app,
+    gpu_count_setting,
+    guarded,
+    out,
+    print_error,
+    progress_wanted,
+)
+
+
+class DocFormat(str, Enum):
+    md = "md"
+    tex = "tex"
+    all = "all"
+
+
+class SnippetFormat(str, Enum):
+    md = "md"
+    tex = "tex"
 
 
 @app.command(rich_help_panel="Outputs")
@@ -47,15 +69,14 @@ def xlsx(
         gpu,
         _sets(set_, workload=workload, gpu_count_setting=gpu_count_setting(gpus)),
         output,
-        progress=sys.stderr.isatty(),
+        progress=progress_wanted(),
         sweep_model=sweep_model,
     )
     typer.echo(summary)  # plain: a path is data, not rich markup
 
 
-def _formats(fmt: str) -> list[str]:
-    if fmt not in ("md", "tex", "all"):
-        raise LedgerError(f"--format {fmt!r}: valid: md, tex, all")
+def _formats(fmt: DocFormat | str) -> list[str]:
+    fmt = DocFormat(fmt).value
     return ["md", "tex"] if fmt == "all" else [fmt]
 
 
@@ -63,8 +84,10 @@ def _formats(fmt: str) -> list[str]:
 @guarded
 def docs(
     models: str = typer.Option("all", help="all, or comma-separated ids / YAML paths"),
-    format_: str = typer.Option("all", "--format", help="md | tex | all"),
-    gpu: str | None = typer.Option(None, help="GPU id or GPU YAML path [h100-sxm]"),
+    format_: DocFormat = typer.Option(DocFormat.all, "--format", help="Markdown, LaTeX or both"),
+    gpu: str | None = typer.Option(
+        None, help="GPU id or GPU YAML path [h100-sxm]; several (a,b): one folder per GPU under -o"
+    ),
     gpus: str | None = typer.Option(None, "--gpus", help=GPUS_HELP),
     workload: str | None = typer.Option(None, help="Workload id [chat]"),
     set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
@@ -86,16 +109,28 @@ def docs(
     """
     from ..writers.docs import write_docs
 
-    summary = write_docs(
-        models,
-        _formats(format_),
-        _sets(set_, gpu=gpu, workload=workload, gpu_count_setting=gpu_count_setting(gpus)),
-        output,
-        templates,
-        plots,
-        progress=sys.stderr.isatty(),
-    )
-    typer.echo(summary)  # plain: a path is data, not rich markup
+    ids = _gpu_list(gpu)
+    for one in ids:
+        summary = write_docs(
+            models,
+            _formats(format_),
+            _sets(set_, gpu=one, workload=workload, gpu_count_setting=gpu_count_setting(gpus)),
+            output / Path(one).stem if len(ids) > 1 and one else output,
+            templates,
+            plots,
+            progress=progress_wanted(),
+        )
+        typer.echo(summary)  # plain: a path is data, not rich markup
+
+
+def _gpu_list(gpu: str | None) -> list:
+    """--gpu a,b -> ["a", "b"]; none given -> [None] (the scenario's default)."""
+    if gpu is None:
+        return [None]
+    ids = [g.strip() for g in gpu.split(",") if g.strip()]
+    if not ids:
+        raise LedgerError(f"--gpu {gpu!r}: expected GPU ids or GPU YAML paths, comma-separated")
+    return ids
 
 
 @app.command(rich_help_panel="Outputs")
@@ -103,22 +138,42 @@ def docs(
 def derive(
     model: str = typer.Argument(..., help="Catalog id, model YAML or HF config.json"),
     quantity: str = typer.Argument(..., help="A quantity name (ledgerbuild list quantities)"),
-    format_: str = typer.Option("md", "--format", help="md | tex"),
+    format_: SnippetFormat = typer.Option(SnippetFormat.md, "--format", help="Markdown or LaTeX"),
+    gpu: str | None = typer.Option(None, help="GPU id or GPU YAML path [h100-sxm]"),
+    gpus: str | None = typer.Option(None, "--gpus", help=GPUS_HELP),
+    workload: str | None = typer.Option(None, help="Workload id [chat]"),
     set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
     templates: Path | None = typer.Option(None, help="A folder of your own templates"),
+    preamble: bool = typer.Option(
+        False, "--preamble", help="LaTeX: print a complete document (class, packages) around the snippet"
+    ),
+    output: Path | None = typer.Option(None, "-o", "--output", help="Write the snippet to a file [stdout]"),
 ):
     """Print one quantity's derivation as an embeddable snippet (stable anchor / label).
 
     Examples:
 
     * `ledgerbuild derive llama-3-8b kv_bytes_per_token`
-    * `ledgerbuild derive deepseek-v3 params_active --format tex`
+    * `ledgerbuild derive deepseek-v3 params_active --format tex --preamble -o params.tex`
+    * `ledgerbuild derive llama-3-70b tpot_s --gpu h200 --gpus 4 --workload reasoning`
     """
+    from ..files import write_text
+    from ..printers.latex import standalone
     from ..writers.docs import derive as derive_snippet
 
-    if format_ not in ("md", "tex"):
-        raise LedgerError(f"--format {format_!r}: valid: md, tex")
-    sys.stdout.write(derive_snippet(model, quantity, format_, _sets(set_), templates))
+    fmt = SnippetFormat(format_).value
+    if preamble and fmt != "tex":
+        raise LedgerError("--preamble: only with --format tex (a Markdown snippet needs no preamble)")
+    if gpu is not None and "," in gpu:
+        raise LedgerError(f"--gpu {gpu}: derive prints one snippet; give one GPU")
+    sets = _sets(set_, gpu=gpu, workload=workload, gpu_count_setting=gpu_count_setting(gpus))
+    text = derive_snippet(model, quantity, fmt, sets, templates)
+    text = standalone(text) if preamble else text
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        write_text(output, text)
+        typer.echo(f"wrote {output}")
 
 
 templates_app = typer.Typer(

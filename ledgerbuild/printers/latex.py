@@ -57,8 +57,28 @@ def tex_escape(text) -> str:
     return _tex_escape(str(text))
 
 
+_BARS = re.compile(r"\|([^|]*)\|")
+_QUOTES = [
+    (re.compile(r'(^|[\s(\[])"([^"]*)"'), r"\1``\2''"),  # "x" -> ``x''
+    (re.compile(r"(^|[\s(\[])'([^']*)'(?=$|[\s).,;:\]])"), r"\1`\2'"),  # 'x' -> `x'
+]
+
+
+def _typeset(text: str) -> str:
+    """|x| as math bars (a default OT1 article prints a text | as a dash), quotes opened
+    and closed (a straight ' prints as a closing quote)."""
+    text = _BARS.sub(r"$\\lvert$\1$\\rvert$", text).replace("|", r"\textbar{}")
+    for pattern, replacement in _QUOTES:
+        text = pattern.sub(replacement, text)
+    return text
+
+
 @lru_cache(maxsize=65536)
 def _tex_escape(text: str) -> str:
+    return _typeset(_tex_escape_plain(text))
+
+
+def _tex_escape_plain(text: str) -> str:
     plain = " ".join(text.split())
     if _SETTABLE.fullmatch(plain):  # the common case: only the specials to escape
         return _ESCAPE_RE.sub(lambda m: _ESCAPES[m.group()], plain)
@@ -113,9 +133,24 @@ def _value_tex(value) -> str:
     return r"\left(" + text + r"\right)" if to_plain(value) < 0 else text
 
 
-def substituted_tex(template: NameTemplate, result) -> str:
-    """The same printed expression with every symbol shown as its value in this evaluation."""
-    return template.fill(lambda name: _value_tex(result.value(name)))
+_CONDITION = re.compile(r"\\text\{for\}|\\\\|\\end\{cases\}")
+
+
+def substituted_tex(template: NameTemplate, result, symbol=None) -> str:
+    """The same printed expression with every symbol shown as its value in this evaluation;
+    with `symbol` (name -> its math symbol), a Piecewise condition keeps its symbols ("0 for
+    n_shared = 0", not "0 for 1,536 = 0")."""
+    if symbol is None:
+        return template.fill(lambda name: _value_tex(result.value(name)))
+    parts, out, in_condition = template.parts, [], False
+    for i, part in enumerate(parts):
+        if i % 2:  # a symbol's name
+            out.append(symbol(part) if in_condition else _value_tex(result.value(part)))
+            continue
+        out.append(part)
+        for m in _CONDITION.finditer(part):  # the last marker in this text decides
+            in_condition = m.group() == r"\text{for}"
+    return "".join(out)
 
 
 def unit_tex(value, unit: str) -> str:
@@ -169,3 +204,17 @@ def for_model(expr, zeros: frozenset):
     generation time, for each set of zeros a model may have)."""
     hit = {s: 0 for s in expr.free_symbols if s.name in zeros}
     return expr.xreplace(hit) if hit else expr
+
+
+TEX_PACKAGES = r"\usepackage[T1]{fontenc}\usepackage{lmodern,amsmath,amssymb}"
+
+
+def standalone(snippet: str) -> str:
+    """A snippet as a complete document (`derive --format tex --preamble`)."""
+    return (
+        "\\documentclass[10pt]{article}\n\\usepackage[a4paper,margin=18mm]{geometry} % the documents' page\n"
+        + TEX_PACKAGES
+        + "\n\\allowdisplaybreaks\n\\begin{document}\n"
+        + snippet
+        + "\\end{document}\n"
+    )

@@ -14,7 +14,7 @@ import math
 import multiprocessing
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
@@ -35,6 +35,7 @@ from ..printers.latex import (
     tex_number,
     unit_tex,
 )
+from ..printers.latex_lines import aligned_rows, display_blocks
 from ..rules import gpu_count_text, time_model_text, to_plain
 from ..units import human
 from .plots import VISION_CAPTION, figure_files, model_figure, vision_figure
@@ -151,24 +152,29 @@ class Derivation:
     description: str
     source: str
     caption: str = ""  # a snippet names its model and scenario; a model page says it once
+    lines: list[str] = field(default_factory=list)  # the aligned rows, broken to the column
+    blocks: list[list[str]] = field(default_factory=list)  # the rows in displays of <= 1,000 chars
 
 
 def derivation(inputs: dict, result: NumericResult, q, caption: str = "") -> Derivation:
     """`inputs`: the numeric ledger's input records (their math symbols)."""
     template = latex_of(q, structural_zeros(result))
-    return Derivation(
+    d = Derivation(
         q.name,
         f"q-{label(result.model_id)}-{q.name}",
         f"eq:{label(result.model_id)}:{q.name}",
         tex_name(inputs, q.name),
         formula_tex(inputs, template),
-        substituted_tex(template, result),
+        substituted_tex(template, result, lambda name: tex_name(inputs, name)),
         unit_tex(result.values[q.name], q.unit),
         q.unit,
         q.description,
         q.source,
         caption,
     )
+    d.lines = aligned_rows(d.symbol, [d.formula, d.substituted, d.result])
+    d.blocks = display_blocks(d.lines)
+    return d
 
 
 def fit_note(result: NumericResult) -> str:
@@ -253,10 +259,12 @@ def model_context(inputs: dict, result: NumericResult, plots: list[str]) -> dict
         for n, i in inputs.items()
         if i["kind"] == "model" and n in used
     ]
+    shown = [q for q in result.quantities if not trivially_zero(result, q)]
     topics = [
-        {"name": t, "quantities": [derivation(inputs, result, q) for q in result.quantities if q.topic == t]}
+        {"name": t, "quantities": [derivation(inputs, result, q) for q in shown if q.topic == t]}
         for t in result.topics
     ]
+    topics = [t for t in topics if t["quantities"]]  # no empty section (multimodal for a text model)
     return {
         "model": {"id": result.model_id, "name": result.model_name},
         "scenario": scenario_text(result),
@@ -278,6 +286,13 @@ def model_context(inputs: dict, result: NumericResult, plots: list[str]) -> dict
         },
         "body": f"{result.model_id}-body",
     }
+
+
+def trivially_zero(result: NumericResult, q) -> bool:
+    """A quantity that is 0 for this model (a variant it does not have: no draft model, no
+    sliding layers): a model's document leaves it out; `derive` still prints it."""
+    value = to_plain(result.values[q.name])
+    return isinstance(value, int | float) and value == 0
 
 
 def index_row(result: NumericResult) -> dict:
@@ -302,7 +317,8 @@ def index_row(result: NumericResult) -> dict:
 
 
 def topics_of(result: NumericResult) -> list[str]:
-    return list(dict.fromkeys(q.topic for q in result.quantities))
+    """The sections a model's document has (a topic whose quantities are all 0 has none)."""
+    return list(dict.fromkeys(q.topic for q in result.quantities if not trivially_zero(result, q)))
 
 
 def prepare_folder(out: Path) -> None:
@@ -354,7 +370,8 @@ def write_docs(
         if len(results) >= 8 and (os.cpu_count() or 1) > 1:
             # the second CPU takes half the models (forked: nothing pickled in)
             half = (len(results) + 1) // 2
-            written += sum(_forked(_model_documents, [(0, half), (half, len(results))]))
+            # the first worker draws the bar for its half (one bar, no interleaving)
+            written += sum(_forked(_model_documents, [(0, half, progress), (half, len(results))]))
         else:
             written += _model_documents(0, len(results), progress)
     finally:

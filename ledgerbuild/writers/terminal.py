@@ -24,7 +24,7 @@ def data(value, limit: int = 200) -> str:
     return escape(one_line(str(value), limit))
 
 
-def show_table(result, console: Console) -> None:
+def show_table(result, console: Console, every: bool = True) -> None:
     """A Result (exact) or NumericResult: topic tables of every quantity."""
     k = result.keys
     inp = {n: to_plain(v) for n, v in result.inputs.items()}
@@ -40,10 +40,16 @@ def show_table(result, console: Console) -> None:
     )
     console.print(f"time model: {data(time_model_text(k['time_model'], k['gpu']), 400)}")
     console.print(f"engine: {k['serving_engine']}")
-    console.print(
-        "units: GB = 1e9 bytes, GiB = 2^30 bytes; marketed GPU GB read as "
-        f"{inp['memory_gb_unit_bytes']:,} bytes"
+    unit = inp["memory_gb_unit_bytes"]
+    memory = (
+        "GPU memory as the driver reports it (memory_mib)"
+        if not unit
+        else f"GPU memory as marketed GB x {unit:,} bytes"
     )
+    console.print(f"units: GB = 1e9 bytes, GiB = 2^30 bytes; {memory}")
+    if not every:
+        answer_block(result, console)
+        return
     for topic in result.topics:
         table = Table(title=topic, title_justify="left", show_lines=False)
         table.add_column("quantity", style="cyan", no_wrap=True)
@@ -53,7 +59,36 @@ def show_table(result, console: Console) -> None:
             if q.topic == topic:
                 mark = " (--set)" if q.name in result.overridden else ""
                 table.add_row(q.name, human(to_plain(result.values[q.name]), q.unit) + mark, q.description)
-        console.print(table)
+        if table.row_count:  # no empty section
+            console.print(table)
+
+
+ANSWER = (
+    ("fits on (GPUs)", "total_gpus", "GPUs"),
+    ("concurrency", "max_concurrency", "requests"),
+    ("TTFT", "ttft_s", "s"),
+    ("TPOT", "tpot_s", "s"),
+    ("tokens/s (offline)", "offline_throughput_tokens_per_s", "tokens/s"),
+    ("$/Mtok output (serving)", "usd_per_million_output_tokens", "USD"),
+    ("$/Mtok output (offline)", "offline_usd_per_million_output_tokens", "USD"),
+    ("$/Mtok floor (roofline)", "offline_floor_usd_per_million_output_tokens", "USD"),
+)
+
+
+def answer_block(result, console) -> None:
+    """The short answer `show` leads with (the whole ledger with --all)."""
+    if not to_plain(result.values.get("max_concurrency", 1)):
+        from .docs import fit_note
+
+        console.print(f"{data(result.model_id)} {data(fit_note(result))} (try --gpus)", highlight=False)
+        return
+    table = Table(title="answer (the whole ledger: --all)", title_justify="left")
+    for col in ("", "value", "quantity"):
+        table.add_column(col, justify="right" if col == "value" else "left")
+    for what, name, unit in ANSWER:
+        if name in result.values:
+            table.add_row(what, human(to_plain(result.values[name]), unit), name)
+    console.print(table)
 
 
 LISTS = (
