@@ -708,6 +708,8 @@ max_batch = lookup_input(
     key="serving_engine",
     column="max_batch",
     source=VLLM + "; engine table",
+    lo=1,
+    integer=True,
 )
 max_num_tokens = lookup_input(
     "max_num_tokens",
@@ -716,6 +718,8 @@ max_num_tokens = lookup_input(
     key="serving_engine",
     column="max_num_tokens",
     source="engine table",
+    lo=1,
+    integer=True,
 )
 sliding_window_kv = lookup_input(
     "sliding_window_kv",

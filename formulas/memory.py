@@ -14,7 +14,8 @@ placed on their stages); auto stays within one 8-GPU node (a model that does not
 shows 0 requests).
 """
 
-from sympy import Max, Min, Piecewise, ceiling, floor
+import sympy as sp
+from sympy import Max, Min, Mod, Piecewise, ceiling, floor
 
 from ledgerbuild.ledger import quantity
 
@@ -24,6 +25,7 @@ from .inputs import (
     logits_dtype_bytes,
     max_batch,
     memory_utilization,
+    n_routed_experts,
     num_key_value_heads,
     pipeline_parallel,
     prompt_tokens,
@@ -188,8 +190,8 @@ weight_bytes_per_gpu = quantity(
     topic=T,
 )
 replicated_bytes_per_gpu = (weight_bytes - routed_expert_bytes) / replica_gpus
-quantity(
-    "expert_parallel_min",
+fit_degree = quantity(
+    "expert_parallel_min_fit",
     Piecewise(
         (0, replicated_bytes_per_gpu >= usable_bytes_per_gpu),
         (
@@ -203,8 +205,35 @@ quantity(
         ),
     ),
     "replicas",
-    "Smallest expert-parallel degree whose weights fit on the GPUs (round it up to one that "
-    "divides n_routed_experts; 0: the replicated part alone does not fit)",
+    "Smallest expert-parallel degree whose weights fit on the GPUs, divisor of the experts or "
+    "not (0: the replicated part alone does not fit)",
+    source=DEEPSEEK_V3 + " §3.4",
+    topic=T,
+    when="moe",
+    integer=True,
+)
+
+
+def _smallest_divisor_at_least(low, n, small=32):
+    """The smallest divisor of n that is >= low: among 1..small and n/1..n/small, which holds
+    every divisor of n when n <= small^2 (1,024 experts; above, a divisor, not always the least)."""
+    terms = [Piecewise((1, low <= 1), (n, True))]
+    terms += [Piecewise((d, sp.Eq(Mod(n, d), 0) & (d >= low)), (n, True)) for d in range(2, small + 1)]
+    terms += [
+        Piecewise((n / j, sp.Eq(Mod(n, j), 0) & (n / j >= low)), (n, True)) for j in range(2, small + 1)
+    ]
+    return Min(*terms)
+
+
+quantity(
+    "expert_parallel_min",
+    Piecewise(
+        (0, sp.Eq(fit_degree, 0) | (fit_degree > n_routed_experts)),
+        (_smallest_divisor_at_least(fit_degree, n_routed_experts), True),
+    ),
+    "replicas",
+    "Smallest expert-parallel degree that fits and divides n_routed_experts (the degrees the "
+    "ledger accepts; 0: none fits)",
     source=DEEPSEEK_V3 + " §3.4",
     topic=T,
     when="moe",

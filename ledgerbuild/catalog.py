@@ -416,7 +416,11 @@ def table_rows(name: str, rows, path) -> dict:
         rows = rows["rows"]
     if not isinstance(rows, list):
         raise LedgerError(f"{path}: expected a list of entries")
-    out = {e.id: e for e in (_validate(TABLES[name], r, path) for r in rows)}
+    out: dict = {}
+    for entry in (_validate(TABLES[name], r, path) for r in rows):
+        if entry.id in out:  # the last would win silently
+            raise LedgerError(f"{path}: {entry.id}: field id: duplicate id (each entry once)")
+        out[entry.id] = entry
     return _with_scale_bits(out, path) if name == "dtypes" else out
 
 
@@ -557,9 +561,10 @@ def export_entry(entry: ModelEntry) -> str:
     """A catalog YAML file for a model entry (what `import-config` prints)."""
     data = entry.model_dump(exclude_none=True)
     head = (
-        f"# {entry.name}: catalog entry made by `ledgerbuild import-config`.\n"
+        f"# {json.dumps(entry.name)}: catalog entry made by `ledgerbuild import-config`.\n"
         "# Add the published figures and their sources before committing it to models/.\n"
     )
     import yaml
 
-    return head + yaml.safe_dump(data, sort_keys=False, width=100, allow_unicode=True)
+    # ASCII out (allow_unicode off): a U+2028 or U+0085 in a name is escaped, not a line break
+    return head + yaml.safe_dump(data, sort_keys=False, width=100)

@@ -22,6 +22,7 @@ import yaml
 from . import catalog
 from .errors import LedgerError, close_matches
 from .files import read_input
+from .rules import decimal
 
 SHIPPED = "trtllm_perf_v0.17.yaml"
 REQUIRED = ("model", "gpu", "tp", "isl", "osl", "tokens_per_s")
@@ -80,10 +81,7 @@ def _read_rows(path: Path) -> list[dict]:
 
 
 def _whole(value, where: str, lo: int) -> int:
-    try:
-        number = float(str(value).strip())
-    except ValueError:
-        raise LedgerError(f"{where}: not a number: {value!r}") from None
+    number = decimal(value, where)
     if not number.is_integer() or number < lo:
         raise LedgerError(f"{where}: must be a whole number >= {lo}, got {value!r}")
     return int(number)
@@ -104,7 +102,9 @@ def _dtypes(row: dict, where: str) -> tuple[str, str]:
     if precision is None:
         raise LedgerError(f"{where} field precision: missing (or give dtype)")
     pair = aliases()["precisions"].get(str(precision).strip())
-    weight, kv = pair if pair else (str(precision).strip(), row.get("kv_dtype", precision))
+    weight, kv = pair if pair else (str(precision).strip(), precision)
+    if row.get("kv_dtype") not in (None, ""):  # given beside an alias too: it takes effect
+        kv = str(row["kv_dtype"]).strip()
     for dt in (weight, str(kv)):
         if dt not in catalog.table("dtypes"):
             raise LedgerError(
@@ -118,10 +118,7 @@ def _measurement(row: dict, n: int, path: Path) -> Measurement:
     for name in REQUIRED:
         if row.get(name) in (None, ""):
             raise LedgerError(f"{where} field {name}: missing")
-    try:
-        tokens = float(str(row["tokens_per_s"]).strip())
-    except ValueError:
-        raise LedgerError(f"{where} field tokens_per_s: not a number: {row['tokens_per_s']!r}") from None
+    tokens = decimal(row["tokens_per_s"], f"{where} field tokens_per_s")
     if not tokens > 0 or tokens == float("inf"):
         raise LedgerError(
             f"{where} field tokens_per_s: must be a positive number, got {row['tokens_per_s']!r}"

@@ -24,6 +24,8 @@ def rope_sets(
         out["rope_method"] = method
     if factor is not None and target_tokens is not None:
         raise LedgerError("--factor and --target-tokens: give one")
+    if factor is not None and not (math.isfinite(factor) and 1 <= factor <= 1e6):
+        raise LedgerError(f"--factor {factor:g}: must be a finite scaling factor in 1..1e6")
     if factor is not None:
         out["rope_factor"] = repr(float(factor))
     if target_tokens is not None:
