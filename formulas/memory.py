@@ -214,9 +214,9 @@ fit_degree = quantity(
 )
 
 
-def _smallest_divisor_at_least(low, n, small=32):
+def _smallest_divisor_at_least(low, n, small=24):
     """The smallest divisor of n that is >= low: among 1..small and n/1..n/small, which holds
-    every divisor of n when n <= small^2 (1,024 experts; above, a divisor, not always the least)."""
+    every divisor of n when n <= small^2 (576 experts; above, a divisor, not always the least)."""
     terms = [Piecewise((1, low <= 1), (n, True))]
     terms += [Piecewise((d, sp.Eq(Mod(n, d), 0) & (d >= low)), (n, True)) for d in range(2, small + 1)]
     terms += [

@@ -5,11 +5,14 @@ Scratch folders (ScratchFolder: a big workbook's rendered rows) go the same way.
 file gets the mode a plain `open()` would give it (0666 less the umask: 0644 under 022), not
 mkstemp's 0600. Temporary files are removed on an exception, on SIGTERM and SIGHUP (the
 handler removes them, then the signal takes its default course); a `kill -9` can leave one
-(`.<name>.<random>.tmp`), which the next write of the same file removes.
+(`.<name>.<pid>.<random>.tmp`), which the next write of the same file removes once that process
+is gone. A write is refused onto a file this run read, a device, FIFO or socket, or a symbolic link.
 """
 
 from __future__ import annotations
 
+import glob
+import hashlib
 import os
 import shutil
 import signal
@@ -72,19 +75,56 @@ def _install_handlers() -> None:
                 pass
 
 
+def _stem(path: Path) -> str:
+    """The file name in its temporary files' names: the name, or for a name over 200 bytes its
+    first 64 characters and a digest (a legal 255-byte name leaves no room for '.<pid>.tmp')."""
+    name = path.name
+    if len(name.encode()) <= 200:
+        return name
+    return name[:64] + "~" + hashlib.sha256(name.encode()).hexdigest()[:16]
+
+
 def _remove_stale(path: Path) -> None:
-    """Temporary files a killed run left beside `path`."""
-    for stale in path.parent.glob(f".{path.name}.*.tmp"):
-        if str(stale) not in _PENDING:
+    """Temporary files a killed run left beside `path`: `.<name>.<pid>.<random>.tmp` whose
+    process is gone (a live run's temporary file, this process's or another's, is left alone)."""
+    stem = _stem(path)
+    for stale in path.parent.glob(f".{glob.escape(stem)}.*.tmp"):
+        pid = stale.name[len(stem) + 2 :].split(".", 1)[0]
+        if str(stale) not in _PENDING and pid.isdigit() and not _alive(int(pid)):
             stale.unlink(missing_ok=True)
 
 
-def atomic_save(path: Path, save: Callable[[str], object]) -> None:
-    """Call save(temporary path), then rename the result onto `path`."""
+_INPUTS: set[str] = set()  # files this run has read (resolved): never written over in the same run
+
+
+def check_target(path: Path) -> Path:
+    """The file a write of `path` replaces: refused when it is an input of this run, a device,
+    FIFO or socket, or a symbolic link (a link's target could be anywhere: /etc/passwd)."""
     path = Path(path)
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        info = None
+    except OSError as e:
+        raise LedgerError(f"{path}: cannot write ({e.strerror})") from None
+    if info is not None and stat.S_ISLNK(info.st_mode):
+        raise LedgerError(f"{path}: is a symbolic link; name the file itself (links are not written through)")
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise LedgerError(f"{path}: is a folder, expected a file name")
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        raise LedgerError(f"{path}: not a regular file (a device, pipe or socket is not written over)")
+    if str(path.resolve()) in _INPUTS:
+        raise LedgerError(f"{path}: is an input of this run; write the output to another file")
+    return path
+
+
+def atomic_save(path: Path, save: Callable[[str], object]) -> None:
+    """Call save(temporary path), then rename the result onto `path` (checked: check_target).
+    The temporary name carries the process id, so concurrent runs never remove each other's."""
+    path = check_target(Path(path))
     _install_handlers()
     _remove_stale(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{_stem(path)}.{os.getpid()}.", suffix=".tmp", dir=path.parent or ".")
     os.close(fd)
     _PENDING.add(tmp)
     try:
@@ -149,9 +189,10 @@ def cache_dirs() -> list[Path]:
 
 def write_output(path: Path, save: Callable[[str], object]) -> None:
     """atomic_save with the folder made and OS errors as one line."""
+    if not str(path).strip():
+        raise LedgerError("output: an empty file name")
     path = Path(path)
-    if path.is_dir():
-        raise LedgerError(f"{path}: is a folder, expected a file name")
+    check_target(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_save(path, save)
@@ -177,6 +218,7 @@ def read_input(path: Path, limit: int = MAX_INPUT_BYTES) -> str:
         raise LedgerError(f"{path}: not a regular file (a pipe or device is not read)")
     if info.st_size > limit:
         raise LedgerError(f"{path}: {info.st_size:,} bytes, more than the {limit:,} read")
+    _INPUTS.add(str(path.resolve()))
     try:
         data = path.read_bytes()
     except OSError as e:

@@ -23,7 +23,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from .. import catalog
 from ..errors import LedgerError, close_matches, one_line
-from ..files import write_text
+from ..files import read_input, write_text
 from ..numeric import NumericEvaluator, NumericResult, numeric_ledger
 from ..printed import latex_of
 from ..printers.latex import (
@@ -74,6 +74,26 @@ def shipped_templates() -> Path:
     return Path(str(resources.files("ledgerbuild.templates")))
 
 
+class UserTemplates(jinja2.BaseLoader):
+    """A user's templates folder: only regular files directly inside it (a symbolic link, say
+    to /etc/passwd, or a name reaching outside the folder is refused), read bounded as UTF-8."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder).resolve()
+
+    def get_source(self, environment, template):
+        path = self.folder / template
+        if "/" in template or "\\" in template or template in ("", ".", ".."):
+            raise LedgerError(
+                f"{self.folder}: template {template[:60]!r}: only files inside the folder are read"
+            )
+        if not os.path.lexists(path):
+            raise jinja2.TemplateNotFound(template)
+        if path.is_symlink() or path.resolve().parent != self.folder:
+            raise LedgerError(f"{path}: a symbolic link; a templates folder is read only for its own files")
+        return read_input(path), str(path), lambda: False
+
+
 def environment(fmt: str, folder: Path | None) -> jinja2.Environment:
     """Templates from `folder` where it has them, the shipped ones for the rest (a team can
     override a single file)."""
@@ -88,8 +108,8 @@ def environment(fmt: str, folder: Path | None) -> jinja2.Environment:
                 f"of {', '.join(ALL_TEMPLATES)}; `ledgerbuild templates export DIR` "
                 "writes them all)"
             )
-        roots.insert(0, folder)
-    loader = jinja2.FileSystemLoader([str(r) for r in roots])
+    shipped = jinja2.FileSystemLoader([str(r) for r in roots])
+    loader = shipped if folder is None else jinja2.ChoiceLoader([UserTemplates(folder), shipped])
     # a user's templates run sandboxed (no attribute access to os, files or subprocesses); the
     # shipped ones are the package's own code and run without the sandbox's per-access checks
     cls = SandboxedEnvironment if folder is not None else jinja2.Environment
