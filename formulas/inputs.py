@@ -444,9 +444,10 @@ spec_acceptance = scenario_input(
 spec_draft_tokens = scenario_input(
     "spec_draft_tokens",
     "tokens",
-    "Speculative decoding: draft tokens proposed per round (gamma)",
+    "Speculative decoding: draft tokens proposed per round (gamma; at most 64, beyond any engine's)",
     default=4,
     lo=1,
+    hi=64,
     integer=True,
     source=LEVIATHAN,
     tex=r"\gamma",

@@ -15,7 +15,7 @@ shows 0 requests).
 """
 
 import sympy as sp
-from sympy import Max, Min, Mod, Piecewise, ceiling, floor
+from sympy import Max, Min, Mod, Piecewise, ceiling, floor, log
 
 from ledgerbuild.ledger import quantity
 
@@ -214,26 +214,19 @@ fit_degree = quantity(
 )
 
 
-def _smallest_divisor_at_least(low, n, small=24):
-    """The smallest divisor of n that is >= low: among 1..small and n/1..n/small, which holds
-    every divisor of n when n <= small^2 (576 experts; above, a divisor, not always the least)."""
-    terms = [Piecewise((1, low <= 1), (n, True))]
-    terms += [Piecewise((d, sp.Eq(Mod(n, d), 0) & (d >= low)), (n, True)) for d in range(2, small + 1)]
-    terms += [
-        Piecewise((n / j, sp.Eq(Mod(n, j), 0) & (n / j >= low)), (n, True)) for j in range(2, small + 1)
-    ]
-    return Min(*terms)
-
-
+# the smallest power of two at or above the fitting degree (the 1e-9 keeps an exact power of
+# two, whose float log2 can read 3.0000000000000004, from rounding up)
+power_of_two = 2 ** ceiling(log(Max(fit_degree, 1)) / log(2) - sp.Rational(1, 10**9))
 quantity(
     "expert_parallel_min",
     Piecewise(
         (0, sp.Eq(fit_degree, 0) | (fit_degree > n_routed_experts)),
-        (_smallest_divisor_at_least(fit_degree, n_routed_experts), True),
+        (power_of_two, sp.Eq(Mod(n_routed_experts, power_of_two), 0)),
+        (n_routed_experts, True),
     ),
     "replicas",
-    "Smallest expert-parallel degree that fits and divides n_routed_experts (the degrees the "
-    "ledger accepts; 0: none fits)",
+    "Smallest power-of-two expert-parallel degree that fits and divides n_routed_experts (else "
+    "n_routed_experts itself): a degree the ledger accepts (0: none fits)",
     source=DEEPSEEK_V3 + " §3.4",
     topic=T,
     when="moe",

@@ -102,9 +102,17 @@ def _fit_gpu(prepared: Prepared, gpu: str, free: list[str], fixed: dict) -> dict
     def residuals(x):
         figures = {**fixed, **dict(zip(free, x, strict=False)), "overlap": 0}
         pred = predict(prepared, {g: figures for g in {m.gpu for m in prepared.rows}})
-        return np.log(pred[mask] / prepared.measured[mask])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log(pred[mask] / prepared.measured[mask])
 
     start = [BOUNDS[n][2] for n in free]
+    bad = ~np.isfinite(residuals(start))
+    if bad.any():  # no throughput under the model (the row's KV does not fit, a zero rate)
+        row = [m for m, keep in zip(prepared.rows, mask, strict=True) if keep][int(np.argmax(bad))]
+        raise LedgerError(
+            f"row {row.row}: the ledger predicts no finite throughput for it on {gpu} "
+            f"(isl {row.isl:,}, osl {row.osl:,}: does the request fit the GPUs?); not fitted"
+        )
     sol = least_squares(residuals, start, bounds=(lo, hi), x_scale=np.maximum(hi, 1e-9))
     return {**fixed, **{n: float(v) for n, v in zip(free, sol.x, strict=False)}, "overlap": 0}
 

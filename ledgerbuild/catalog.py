@@ -16,7 +16,16 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator, with_config
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+    with_config,
+)
 from typing_extensions import NotRequired, TypedDict
 
 from . import catalog_snapshot
@@ -97,6 +106,26 @@ class GpuEntry(_Strict):
     cuda_memory_gib: float = Field(ge=0, default=0, le=1e6)  # cudaMemGetInfo total; 0 = memory_mib
     notes: str = ""
     sources: dict[str, str]
+
+    @field_validator(
+        "memory_gb",
+        "interconnect_gb_per_s",
+        "interconnect_hop_latency_us",
+        "hbm_bandwidth_tb_per_s",
+        "bf16_dense_tflops",
+        "fp8_dense_tflops",
+        "fp4_dense_tflops",
+        "int8_dense_tops",
+        "tdp_w",
+        "cuda_memory_gib",
+    )
+    @classmethod
+    def not_vanishing(cls, value: float) -> float:
+        """0 (where it means none) or at least 1e-6 of the unit: a subnormal 1e-320 overflows
+        every division by it."""
+        if 0 < value < 1e-6:
+            raise ValueError("must be 0 or at least 1e-6 (a figure this small is no GPU's)")
+        return value
 
     @model_validator(mode="before")
     @classmethod
@@ -311,10 +340,28 @@ def _loader():
     return UniqueKeys
 
 
+MAX_NESTING = 100  # YAML flow brackets ([ {) open at once; libyaml's parser can crash far deeper
+
+
+def _check_nesting(path, text: str) -> None:
+    """Refuse flow nesting deeper than MAX_NESTING before parsing (a 100,000-deep `[[[...]]]`
+    overflows the C parser's stack: a segmentation fault, not an exception). Brackets inside
+    quoted strings count too: a conservative bound."""
+    import re
+
+    depth = deepest = 0
+    for c in re.findall(r"[\[\]{}]", text):
+        depth = depth + 1 if c in "[{" else max(depth - 1, 0)
+        deepest = max(deepest, depth)
+        if deepest > MAX_NESTING:
+            raise LedgerError(f"{path}: nested more than {MAX_NESTING} levels deep")
+
+
 def _read_yaml(path: Path, text: str | None = None) -> object:
     import yaml
 
     text = read_input(path) if text is None else text
+    _check_nesting(path, text)
     try:
         return yaml.load(text, Loader=_loader())
     except yaml.YAMLError as e:

@@ -90,7 +90,8 @@ def _remove_stale(path: Path) -> None:
     stem = _stem(path)
     for stale in path.parent.glob(f".{glob.escape(stem)}.*.tmp"):
         pid = stale.name[len(stem) + 2 :].split(".", 1)[0]
-        if str(stale) not in _PENDING and pid.isdigit() and not _alive(int(pid)):
+        # no pid: a temporary of a version before pids were in the name
+        if str(stale) not in _PENDING and (not pid.isdigit() or not _alive(int(pid))):
             stale.unlink(missing_ok=True)
 
 
@@ -103,7 +104,7 @@ def check_target(path: Path) -> Path:
     path = Path(path)
     try:
         info = path.lstat()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # a missing folder: the write says which
         info = None
     except OSError as e:
         raise LedgerError(f"{path}: cannot write ({e.strerror})") from None

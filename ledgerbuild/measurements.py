@@ -69,21 +69,24 @@ def aliases() -> dict:
 def _read_rows(path: Path) -> list[dict]:
     text = read_input(path, MAX_BYTES)
     if path.suffix.lower() == ".csv":
-        return [dict(r) for r in csv.DictReader(text.splitlines())]
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        raise LedgerError(f"{path}: malformed YAML ({getattr(e, 'problem', e)})") from None
+        try:
+            return [dict(r) for r in csv.DictReader(text.splitlines())]
+        except csv.Error as e:  # a field over csv's 131,072-character limit
+            raise LedgerError(f"{path}: malformed CSV ({e})") from None
+    data = catalog._read_yaml(path, text)  # malformed, nested too deeply, duplicate keys: one line
     rows = data.get("rows") if isinstance(data, dict) else data
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise LedgerError(f"{path}: expected a list of rows (or a mapping with `rows:`)")
     return rows
 
 
-def _whole(value, where: str, lo: int) -> int:
+MAX_TOKENS = 10_000_000  # isl / osl: Llama 4 Scout's 10M-token context is the longest served
+
+
+def _whole(value, where: str, lo: int, hi: int = 2**20) -> int:
     number = decimal(value, where)
-    if not number.is_integer() or number < lo:
-        raise LedgerError(f"{where}: must be a whole number >= {lo}, got {value!r}")
+    if not number.is_integer() or not lo <= number <= hi:
+        raise LedgerError(f"{where}: must be a whole number in {lo}..{hi:,}, got {str(value)[:40]!r}")
     return int(number)
 
 
@@ -132,8 +135,8 @@ def _measurement(row: dict, n: int, path: Path) -> Measurement:
         kv,
         _whole(row["tp"], f"{where} field tp", 1),
         _whole(row.get("pp") or 1, f"{where} field pp", 1),
-        _whole(row["isl"], f"{where} field isl", 1),
-        _whole(row["osl"], f"{where} field osl", 1),
+        _whole(row["isl"], f"{where} field isl", 1, MAX_TOKENS),
+        _whole(row["osl"], f"{where} field osl", 1, MAX_TOKENS),
         tokens,
     )
 

@@ -43,7 +43,8 @@ def wavelengths(result) -> tuple:
     """(pairs, wavelength before, after) as numpy arrays for a result, from inv_freq."""
     import numpy as np
 
-    values = {k: float(to_plain(v)) for k, v in {**result.inputs, **result.values}.items()}
+    # numpy scalars: a branch not taken (0 ** -x without a trained context) gives inf, not an error
+    values = {k: np.float64(to_plain(v)) for k, v in {**result.inputs, **result.values}.items()}
     pairs = np.arange(int(result.inputs["rope_dim"]) // 2, dtype=float)
     out = []
     for scaled in (False, True):

@@ -70,13 +70,22 @@ def decimal(text, where: str) -> float:
     return value
 
 
+MAX_EXACT_EXPONENT = 4096  # exact powers up to this; beyond, a float (1e30 as an exponent hung)
+
+
 def exact_power(base, exp):
     """base ** exp exactly on ints and Fractions; a float once either side is inexact (pi, a
     log) or the exponent is not whole (the exact and the numeric evaluation share it)."""
     if isinstance(base, float):
         return base ** float(exp)
-    if isinstance(exp, int) or (isinstance(exp, Fraction) and exp.denominator == 1):
+    whole = isinstance(exp, int) or (isinstance(exp, Fraction) and exp.denominator == 1)
+    if whole and abs(int(exp)) <= MAX_EXACT_EXPONENT:
         return Fraction(base) ** int(exp)
+    if whole:  # an exact power this large would take minutes and gigabytes
+        try:
+            return float(base) ** float(exp)
+        except OverflowError:
+            return float("inf")
     return float(base) ** float(exp)
 
 

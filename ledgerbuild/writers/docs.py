@@ -78,8 +78,8 @@ class UserTemplates(jinja2.BaseLoader):
     """A user's templates folder: only regular files directly inside it (a symbolic link, say
     to /etc/passwd, or a name reaching outside the folder is refused), read bounded as UTF-8."""
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = Path(folder).resolve()
+    def __init__(self, folder: Path, fallback: jinja2.BaseLoader) -> None:
+        self.folder, self.fallback = Path(folder).resolve(), fallback
 
     def get_source(self, environment, template):
         path = self.folder / template
@@ -87,8 +87,8 @@ class UserTemplates(jinja2.BaseLoader):
             raise LedgerError(
                 f"{self.folder}: template {template[:60]!r}: only files inside the folder are read"
             )
-        if not os.path.lexists(path):
-            raise jinja2.TemplateNotFound(template)
+        if not os.path.lexists(path):  # the shipped one (its loader names a missing template)
+            return self.fallback.get_source(environment, template)
         if path.is_symlink() or path.resolve().parent != self.folder:
             raise LedgerError(f"{path}: a symbolic link; a templates folder is read only for its own files")
         return read_input(path), str(path), lambda: False
@@ -109,7 +109,7 @@ def environment(fmt: str, folder: Path | None) -> jinja2.Environment:
                 "writes them all)"
             )
     shipped = jinja2.FileSystemLoader([str(r) for r in roots])
-    loader = shipped if folder is None else jinja2.ChoiceLoader([UserTemplates(folder), shipped])
+    loader = shipped if folder is None else UserTemplates(folder, shipped)
     # a user's templates run sandboxed (no attribute access to os, files or subprocesses); the
     # shipped ones are the package's own code and run without the sandbox's per-access checks
     cls = SandboxedEnvironment if folder is not None else jinja2.Environment
