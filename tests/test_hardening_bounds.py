@@ -81,3 +81,16 @@ def test_exact_power_with_a_huge_exponent_returns_quickly():
     assert exact_power(Fraction(3, 2), 10**30) == float("inf")
     assert exact_power(Fraction(3, 2), 3) == Fraction(27, 8)
     assert time.monotonic() - start < 1
+
+
+def test_tokens_without_tiktoken_is_one_line(tmp_path, monkeypatch):
+    """The optional tokenizer package missing: one line naming it (was a 62-line traceback)."""
+    import sys
+
+    from ledgerbuild.sim import real_tokenizers
+
+    monkeypatch.setitem(sys.modules, "tiktoken", None)  # import tiktoken now raises ImportError
+    assert not hasattr(real_tokenizers.load, "cache_clear")  # nothing loaded earlier is reused
+    text = tmp_path / "t.txt"
+    text.write_text("hello world")
+    refused(["tokens", str(text)], "tiktoken")
