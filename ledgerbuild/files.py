@@ -39,14 +39,36 @@ def _file_mode() -> int:
 
 
 def _on_signal(signum, frame) -> None:
+    """SIGTERM / SIGHUP: remove this run's temporaries and scratch folders, end its workers,
+    say so in one line and exit 128 + the signal (143, 129); a forked worker exits silently."""
     for tmp in list(_PENDING):
         Path(tmp).unlink(missing_ok=True)
-    if os.getpid() == _SCRATCH_OWNER and _SCRATCH:
-        _end_children()  # they write into the scratch folders: a file made meanwhile keeps one
-        for folder in list(_SCRATCH):
-            shutil.rmtree(folder, ignore_errors=True)
-    signal.signal(signum, signal.SIG_DFL)
-    os.kill(os.getpid(), signum)
+    if os.getpid() != _SCRATCH_OWNER:
+        os._exit(128 + signum)
+    interrupted(signum)
+
+
+def interrupted(signum: int) -> None:
+    """End the run after a signal: workers ended first (they write into the scratch folders),
+    then the scratch folders removed; one line on stderr; exit 128 + signum."""
+    _end_children()
+    for tmp in list(_PENDING):
+        Path(tmp).unlink(missing_ok=True)
+    for folder in list(_SCRATCH):
+        shutil.rmtree(folder, ignore_errors=True)
+    name = signal.Signals(signum).name
+    try:
+        os.write(2, f"error: interrupted ({name}); earlier outputs are left as they were\n".encode())
+    except OSError:
+        pass
+    os._exit(128 + signum)
+
+
+def quiet_worker() -> None:
+    """Pool initializer: a worker leaves Ctrl-C to its parent (which ends it) and dies silently
+    on a closed pipe instead of printing BrokenPipeError."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 
 def _end_children() -> None:
@@ -60,6 +82,10 @@ def _end_children() -> None:
         child.kill()
     for child in children:
         child.join(timeout=2)
+
+
+def install_handlers() -> None:
+    _install_handlers()
 
 
 def _install_handlers() -> None:
@@ -137,6 +163,29 @@ def atomic_save(path: Path, save: Callable[[str], object]) -> None:
         raise
     finally:
         _PENDING.discard(tmp)
+
+
+def staging_folder(out: Path) -> Path:
+    """A folder beside `out` to write a whole set of files into before they replace out's
+    (removed on a signal, like a scratch folder)."""
+    _install_handlers()
+    for stale in out.parent.glob(f".{glob.escape(out.name)}.*.staging"):
+        pid = stale.name[len(out.name) + 2 :].split(".", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(stale, ignore_errors=True)
+    name = tempfile.mkdtemp(prefix=f".{out.name}.{os.getpid()}.", suffix=".staging", dir=out.parent)
+    _SCRATCH.add(name)
+    return Path(name)
+
+
+def move_into(staging: Path, out: Path) -> None:
+    """Every file of `staging` renamed onto its name in `out` (renames only: milliseconds, where
+    writing them took minutes), then staging removed."""
+    for item in sorted(staging.iterdir()):
+        check_target(out / item.name)
+        os.replace(item, out / item.name)
+    shutil.rmtree(staging, ignore_errors=True)
+    _SCRATCH.discard(str(staging))
 
 
 class ScratchFolder:

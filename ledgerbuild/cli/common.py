@@ -4,6 +4,7 @@ options that read the same everywhere (--gpus, --set)."""
 
 from __future__ import annotations
 
+import signal
 from typing import Any
 
 import typer
@@ -133,9 +134,14 @@ def guarded(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        from ..files import install_handlers, interrupted
+
         try:
+            install_handlers()  # SIGTERM / SIGHUP: one line, exit 143 / 129
             _check_output(fn.__name__, kwargs)
             return fn(*args, **kwargs)
+        except KeyboardInterrupt:  # Ctrl-C: the same, exit 130
+            interrupted(signal.SIGINT)
         except LedgerError as e:
             fail(str(e))
         except OSError as e:

@@ -23,7 +23,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from .. import catalog
 from ..errors import LedgerError, close_matches, one_line
-from ..files import read_input, write_text
+from ..files import move_into, quiet_worker, read_input, staging_folder, write_text
 from ..numeric import NumericEvaluator, NumericResult, numeric_ledger
 from ..printed import latex_of
 from ..printers.latex import (
@@ -340,7 +340,7 @@ def _forked(function, argument_lists: list[tuple]) -> list:
     SIGTERMs workers idle on its task queue, and a worker whose SIGTERM lands on a thread other
     than its main one (numpy's BLAS thread) never runs the handler and waits on the queue's
     lock forever, holding the whole run (seen in the benchmark: a docs run hung for 13 minutes)."""
-    pool = multiprocessing.get_context("fork").Pool(len(argument_lists))
+    pool = multiprocessing.get_context("fork").Pool(len(argument_lists), initializer=quiet_worker)
     try:
         return pool.starmap(function, argument_lists)
     finally:  # a failed task: the other finishes its own, then both exit
@@ -361,8 +361,9 @@ def write_docs(
     envs = {fmt: environment(fmt, templates) for fmt in formats}
     evaluator = NumericEvaluator(sets)
     results = [evaluator.evaluate(m) for m in select(model_spec, catalog.models(), "models")]
-    out = Path(out)
-    prepare_folder(out)
+    final = Path(out)
+    prepare_folder(final)
+    out = staging_folder(final)  # written whole, then renamed in: an interrupted run leaves the old set
     written = 0
     figure_names = {r.model_id: figure_files(r.model_id) for r in results} if plots else {}
     global _DOCS
@@ -391,7 +392,8 @@ def write_docs(
         }
         write_text(out / f"index.{fmt}", render(env, f"index.{fmt}.j2", index))
         written += 1
-    return f"wrote {written} files for {len(results)} models to {out}"
+    move_into(out, final)
+    return f"wrote {written} files for {len(results)} models to {final}"
 
 
 _DOCS: tuple | None = None  # what _model_documents reads (a forked worker inherits it)
