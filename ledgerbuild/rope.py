@@ -12,6 +12,7 @@ from .errors import LedgerError
 from .numeric import NumericEvaluator, numeric_ledger, numpy_ledger
 from .rules import to_plain
 
+MAX_TARGET_TOKENS = 10**9  # a context target; Llama 4 Scout's 10M is the longest served
 METHODS = {0: "none", 1: "pi", 2: "ntk", 3: "yarn", 4: "llama3"}
 
 
@@ -28,6 +29,10 @@ def rope_sets(
         raise LedgerError(f"--factor {factor:g}: must be a finite scaling factor in 1..1e6")
     if factor is not None:
         out["rope_factor"] = repr(float(factor))
+    if target_tokens is not None and not 1 <= target_tokens <= MAX_TARGET_TOKENS:
+        raise LedgerError(
+            f"--target-tokens: must be in 1..{MAX_TARGET_TOKENS:,}, got {str(target_tokens)[:40]}"
+        )
     if target_tokens is not None:
         trained = NumericEvaluator(out).evaluate(model_ref).inputs["rope_original_max_position"]
         if target_tokens < 1 or trained <= 0:

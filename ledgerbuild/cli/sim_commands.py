@@ -255,6 +255,8 @@ def tokens(
         names = [t.strip() for t in tokenizers.split(",") if t.strip()]
         if not names:
             raise LedgerError("--tokenizers: no tokenizer named (e.g. gpt2,o200k)")
+        if not 0 <= usd_per_million <= 1e9:  # NaN fails too
+            raise LedgerError(f"--usd-per-million: must be a finite price in 0..1e9, got {usd_per_million}")
         rows = compare(text, names, usd_per_million)
     except LookupError as e:
         raise LedgerError(str(e.args[0])) from None
