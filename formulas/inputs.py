@@ -478,9 +478,10 @@ spec_acceptance = scenario_input(
 spec_draft_tokens = scenario_input(
     "spec_draft_tokens",
     "tokens",
-    "Speculative decoding: draft tokens proposed per round (gamma)",
+    "Speculative decoding: draft tokens proposed per round (gamma; at most 64, beyond any engine's)",
     default=4,
     lo=1,
+    hi=64,
     integer=True,
     source=LEVIATHAN,
     tex=r"\gamma",
@@ -773,6 +774,8 @@ max_batch = lookup_input(
     key="serving_engine",
     column="max_batch",
     source=VLLM + "; engine table",
+    lo=1,
+    integer=True,
 )
 max_num_tokens = lookup_input(
     "max_num_tokens",
@@ -781,6 +784,8 @@ max_num_tokens = lookup_input(
     key="serving_engine",
     column="max_num_tokens",
     source="engine table",
+    lo=1,
+    integer=True,
 )
 chunked_prefill = lookup_input(
     "chunked_prefill",

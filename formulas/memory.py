@@ -14,7 +14,8 @@ placed on their stages); auto stays within one 8-GPU node (a model that does not
 shows 0 requests).
 """
 
-from sympy import Max, Min, Piecewise, ceiling, floor
+import sympy as sp
+from sympy import Max, Min, Mod, Piecewise, ceiling, floor, log
 
 from ledgerbuild.ledger import quantity
 
@@ -24,6 +25,7 @@ from .inputs import (
     logits_dtype_bytes,
     max_batch,
     memory_utilization,
+    n_routed_experts,
     num_key_value_heads,
     pipeline_parallel,
     prompt_tokens,
@@ -188,8 +190,8 @@ weight_bytes_per_gpu = quantity(
     topic=T,
 )
 replicated_bytes_per_gpu = (weight_bytes - routed_expert_bytes) / replica_gpus
-quantity(
-    "expert_parallel_min",
+fit_degree = quantity(
+    "expert_parallel_min_fit",
     Piecewise(
         (0, replicated_bytes_per_gpu >= usable_bytes_per_gpu),
         (
@@ -203,8 +205,28 @@ quantity(
         ),
     ),
     "replicas",
-    "Smallest expert-parallel degree whose weights fit on the GPUs (round it up to one that "
-    "divides n_routed_experts; 0: the replicated part alone does not fit)",
+    "Smallest expert-parallel degree whose weights fit on the GPUs, divisor of the experts or "
+    "not (0: the replicated part alone does not fit)",
+    source=DEEPSEEK_V3 + " §3.4",
+    topic=T,
+    when="moe",
+    integer=True,
+)
+
+
+# the smallest power of two at or above the fitting degree (the 1e-9 keeps an exact power of
+# two, whose float log2 can read 3.0000000000000004, from rounding up)
+power_of_two = 2 ** ceiling(log(Max(fit_degree, 1)) / log(2) - sp.Rational(1, 10**9))
+quantity(
+    "expert_parallel_min",
+    Piecewise(
+        (0, sp.Eq(fit_degree, 0) | (fit_degree > n_routed_experts)),
+        (power_of_two, sp.Eq(Mod(n_routed_experts, power_of_two), 0)),
+        (n_routed_experts, True),
+    ),
+    "replicas",
+    "Smallest power-of-two expert-parallel degree that fits and divides n_routed_experts (else "
+    "n_routed_experts itself): a degree the ledger accepts (0: none fits)",
     source=DEEPSEEK_V3 + " §3.4",
     topic=T,
     when="moe",

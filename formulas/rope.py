@@ -18,6 +18,7 @@ from sympy import Max, Min, Piecewise, ceiling, floor, log, pi
 from ledgerbuild.ledger import quantity
 
 from .inputs import (
+    kv_lora_rank,
     ramp_epsilon,
     rope_beta_fast,
     rope_beta_slow,
@@ -71,18 +72,36 @@ def _mscale(scale, m):
     return Piecewise((1, scale <= 1), (yarn_mscale_coefficient * m * log(scale) + 1, True))
 
 
+is_yarn = sp.Eq(code, 3)
+both_mscales = (rope_mscale > 0) & (rope_mscale_all_dim > 0)
+cos_sin = quantity(
+    "yarn_cos_sin_scale",
+    Piecewise(
+        (1, ~is_yarn),
+        (_mscale(factor, rope_mscale) / _mscale(factor, rope_mscale_all_dim), both_mscales),
+        (_mscale(factor, 1), True),
+    ),
+    "ratio",
+    "YaRN: factor on cos and sin (so on q and k): 0.1 ln s + 1, or with DeepSeek's mscale and "
+    "mscale_all_dim their ratio; 1 for any other method",
+    source="Peng et al. 2023 (YaRN) eq. 22; transformers _compute_yarn_parameters (attention_factor)",
+    topic=T,
+)
 quantity(
     "yarn_attention_scale",
     Piecewise(
         (
-            _mscale(factor, rope_mscale) / _mscale(factor, rope_mscale_all_dim),
-            (rope_mscale > 0) & (rope_mscale_all_dim > 0),
+            cos_sin * _mscale(factor, rope_mscale_all_dim),
+            is_yarn & (kv_lora_rank > 0) & (rope_mscale_all_dim > 0),
         ),
-        (_mscale(factor, 1), True),
+        (cos_sin, True),
     ),
     "ratio",
-    "YaRN attention temperature sqrt(1/t) = 0.1 ln s + 1 (DeepSeek: mscale / mscale_all_dim)",
-    source="Peng et al. 2023 (YaRN) eq. 22; transformers get_mscale",
+    "YaRN attention temperature sqrt(1/t) (0.1 ln s + 1) on every attention logit's q and k: the "
+    "cos/sin factor, times DeepSeek MLA's 0.1 mscale_all_dim ln s + 1 (squared into its "
+    "softmax_scale); 1 for PI, NTK-aware and Llama 3, which have no temperature",
+    source="Peng et al. 2023 (YaRN) eq. 22; deepseek-ai/DeepSeek-V3 inference/model.py MLA "
+    "softmax_scale; transformers DeepseekV3Attention.scaling",
     topic=T,
 )
 

@@ -16,7 +16,16 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator, with_config
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+    with_config,
+)
 from typing_extensions import NotRequired, TypedDict
 
 from . import catalog_snapshot
@@ -97,6 +106,26 @@ class GpuEntry(_Strict):
     cuda_memory_gib: float = Field(ge=0, default=0, le=1e6)  # cudaMemGetInfo total; 0 = memory_mib
     notes: str = ""
     sources: dict[str, str]
+
+    @field_validator(
+        "memory_gb",
+        "interconnect_gb_per_s",
+        "interconnect_hop_latency_us",
+        "hbm_bandwidth_tb_per_s",
+        "bf16_dense_tflops",
+        "fp8_dense_tflops",
+        "fp4_dense_tflops",
+        "int8_dense_tops",
+        "tdp_w",
+        "cuda_memory_gib",
+    )
+    @classmethod
+    def not_vanishing(cls, value: float) -> float:
+        """0 (where it means none) or at least 1e-6 of the unit: a subnormal 1e-320 overflows
+        every division by it."""
+        if 0 < value < 1e-6:
+            raise ValueError("must be 0 or at least 1e-6 (a figure this small is no GPU's)")
+        return value
 
     @model_validator(mode="before")
     @classmethod
@@ -316,10 +345,28 @@ def _loader():
     return UniqueKeys
 
 
+MAX_NESTING = 100  # YAML flow brackets ([ {) open at once; libyaml's parser can crash far deeper
+
+
+def _check_nesting(path, text: str) -> None:
+    """Refuse flow nesting deeper than MAX_NESTING before parsing (a 100,000-deep `[[[...]]]`
+    overflows the C parser's stack: a segmentation fault, not an exception). Brackets inside
+    quoted strings count too: a conservative bound."""
+    import re
+
+    depth = deepest = 0
+    for c in re.findall(r"[\[\]{}]", text):
+        depth = depth + 1 if c in "[{" else max(depth - 1, 0)
+        deepest = max(deepest, depth)
+        if deepest > MAX_NESTING:
+            raise LedgerError(f"{path}: nested more than {MAX_NESTING} levels deep")
+
+
 def _read_yaml(path: Path, text: str | None = None) -> object:
     import yaml
 
     text = read_input(path) if text is None else text
+    _check_nesting(path, text)
     try:
         return yaml.load(text, Loader=_loader())
     except yaml.YAMLError as e:
@@ -421,7 +468,11 @@ def table_rows(name: str, rows, path) -> dict:
         rows = rows["rows"]
     if not isinstance(rows, list):
         raise LedgerError(f"{path}: expected a list of entries")
-    out = {e.id: e for e in (_validate(TABLES[name], r, path) for r in rows)}
+    out: dict = {}
+    for entry in (_validate(TABLES[name], r, path) for r in rows):
+        if entry.id in out:  # the last would win silently
+            raise LedgerError(f"{path}: {entry.id}: field id: duplicate id (each entry once)")
+        out[entry.id] = entry
     return _with_scale_bits(out, path) if name == "dtypes" else out
 
 
@@ -562,9 +613,10 @@ def export_entry(entry: ModelEntry) -> str:
     """A catalog YAML file for a model entry (what `import-config` prints)."""
     data = entry.model_dump(exclude_none=True)
     head = (
-        f"# {entry.name}: catalog entry made by `ledgerbuild import-config`.\n"
+        f"# {json.dumps(entry.name)}: catalog entry made by `ledgerbuild import-config`.\n"
         "# Add the published figures and their sources before committing it to models/.\n"
     )
     import yaml
 
-    return head + yaml.safe_dump(data, sort_keys=False, width=100, allow_unicode=True)
+    # ASCII out (allow_unicode off): a U+2028 or U+0085 in a name is escaped, not a line break
+    return head + yaml.safe_dump(data, sort_keys=False, width=100)

@@ -57,6 +57,8 @@ def python_source(expr, exact: bool = False) -> str:
         return f"_log(float({args[0]}))" if exact else f"_log({args[0]})"
     if isinstance(expr, sp.floor):
         return f"_floor({args[0]})"
+    if isinstance(expr, sp.Mod):  # Python's % has the divisor's sign, as Excel's MOD
+        return f"({args[0]} % {args[1]})"
     if isinstance(expr, sp.ceiling):
         return f"_ceil({args[0]})"
     if isinstance(expr, sp.And):

@@ -66,6 +66,8 @@ def compile_exact(expr) -> Fn:
         return lambda v: math.log(float(args[0](v)))
     if isinstance(expr, sp.floor):
         return lambda v: math.floor(args[0](v))
+    if isinstance(expr, sp.Mod):
+        return lambda v: args[0](v) % args[1](v)
     if isinstance(expr, sp.ceiling):
         return lambda v: math.ceil(args[0](v))
     if isinstance(expr, sp.And):

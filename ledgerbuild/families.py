@@ -218,6 +218,18 @@ def number(config: dict, key: str, default: float, lo: float = 0) -> float:
 
 
 ROPE_TYPES = {"default": 0, "linear": 1, "dynamic": 2, "yarn": 3, "llama3": 4}
+# HF rope types read as plain RoPE: mrope (Qwen2-VL; transformers renames it "default") and
+# longrope (not modelled, the stated shortcut); any other type is refused
+ROPE_AS_DEFAULT = {"mrope": 0, "longrope": 0}
+
+
+def _rope_type(scaling: dict) -> int:
+    kind = scaling.get("rope_type", scaling.get("type", "default"))
+    code = {**ROPE_TYPES, **ROPE_AS_DEFAULT}.get(kind) if isinstance(kind, str) else None
+    if code is None:
+        known = ", ".join([*ROPE_TYPES, *ROPE_AS_DEFAULT])
+        raise LedgerError(f"field rope_scaling.rope_type: {_shown(kind)} is not a known type ({known})")
+    return code
 
 
 def rope_fields(config: dict, mla: bool) -> dict:
@@ -226,13 +238,12 @@ def rope_fields(config: dict, mla: bool) -> dict:
     scaling = config.get("rope_scaling") or config.get("rope_parameters") or {}
     if not isinstance(scaling, dict):
         raise LedgerError("field rope_scaling: expected a mapping")
-    kind = scaling.get("rope_type", scaling.get("type", "default"))
     rope = {
         "rope_theta": number(
             config, "rope_theta", default=number(scaling, "rope_theta", 10000.0, 1e-9), lo=1e-9
         ),
         "rope_dim": count(config, "qk_rope_head_dim", lo=2) if mla else 0,
-        "rope_type_code": ROPE_TYPES.get(kind, 0) if isinstance(kind, str) else 0,
+        "rope_type_code": _rope_type(scaling),
         "rope_scaling_factor": number(scaling, "factor", 1.0, lo=1e-9),
         "rope_original_max_position": count(
             scaling,
@@ -260,8 +271,15 @@ def _trait(config: dict, spec) -> int:
     return spec if isinstance(spec, int) else flag(config, spec)
 
 
-def _moe(config: dict, spec) -> int:
-    return spec if isinstance(spec, int) else count(config, spec, default=0)
+EXPERT_COUNTS = ("n_routed_experts", "num_experts_per_tok")  # a MoE family's: 0 is not a dense model
+
+
+def _moe(config: dict, spec, name: str = "") -> int:
+    if isinstance(spec, int):
+        return spec
+    if name in EXPERT_COUNTS:
+        return count(config, spec, lo=1)
+    return count(config, spec, default=0)
 
 
 HYBRID_LAYER_TYPES = {"linear_attention", "full_attention"}  # the layers a hybrid family models
@@ -402,7 +420,7 @@ def _text_fields(config: dict, layer_counts: dict | None) -> dict:
     for name, spec in family.traits.items():
         fields[name] = _trait(c, spec)
     for name, spec in family.moe.items():
-        fields[name] = _moe(c, spec)
+        fields[name] = _moe(c, spec, name)
     if family.moe and (c.get("mlp_only_layers") or (c.get("decoder_sparse_step") or 1) != 1):
         raise LedgerError(
             "fields mlp_only_layers / decoder_sparse_step: dense layers among the MoE layers "

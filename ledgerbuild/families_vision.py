@@ -74,10 +74,15 @@ QWEN2_VL_PIXELS = {"min_pixels": 56 * 56, "max_pixels": 28 * 28 * 1280}
 
 def vlm_family(config: dict) -> VisionFamily | None:
     """The family of a config with a vision_config or audio_config, or None (a text model)."""
+    kind = config.get("model_type")
+    for key in ("vision_config", "audio_config", "vq_config"):  # null: HF's default tower, not none
+        if key in config and not isinstance(config[key], dict) and kind in VLM_FAMILIES:
+            raise LedgerError(
+                f"field {key}: expected a mapping (the encoder's config), got {config[key]!r}"[:200]
+            )
     encoder = config.get("vision_config", config.get("audio_config", config.get("vq_config")))
     if not isinstance(encoder, dict):
         return None
-    kind = config.get("model_type")
     return VLM_FAMILIES.get(kind) if isinstance(kind, str) else None
 
 

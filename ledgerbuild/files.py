@@ -5,11 +5,14 @@ Scratch folders (ScratchFolder: a big workbook's rendered rows) go the same way.
 file gets the mode a plain `open()` would give it (0666 less the umask: 0644 under 022), not
 mkstemp's 0600. Temporary files are removed on an exception, on SIGTERM and SIGHUP (the
 handler removes them, then the signal takes its default course); a `kill -9` can leave one
-(`.<name>.<random>.tmp`), which the next write of the same file removes.
+(`.<name>.<pid>.<random>.tmp`), which the next write of the same file removes once that process
+is gone. A write is refused onto a file this run read, a device, FIFO or socket, or a symbolic link.
 """
 
 from __future__ import annotations
 
+import glob
+import hashlib
 import os
 import shutil
 import signal
@@ -36,14 +39,36 @@ def _file_mode() -> int:
 
 
 def _on_signal(signum, frame) -> None:
+    """SIGTERM / SIGHUP: remove this run's temporaries and scratch folders, end its workers,
+    say so in one line and exit 128 + the signal (143, 129); a forked worker exits silently."""
     for tmp in list(_PENDING):
         Path(tmp).unlink(missing_ok=True)
-    if os.getpid() == _SCRATCH_OWNER and _SCRATCH:
-        _end_children()  # they write into the scratch folders: a file made meanwhile keeps one
-        for folder in list(_SCRATCH):
-            shutil.rmtree(folder, ignore_errors=True)
-    signal.signal(signum, signal.SIG_DFL)
-    os.kill(os.getpid(), signum)
+    if os.getpid() != _SCRATCH_OWNER:
+        os._exit(128 + signum)
+    interrupted(signum)
+
+
+def interrupted(signum: int) -> None:
+    """End the run after a signal: workers ended first (they write into the scratch folders),
+    then the scratch folders removed; one line on stderr; exit 128 + signum."""
+    _end_children()
+    for tmp in list(_PENDING):
+        Path(tmp).unlink(missing_ok=True)
+    for folder in list(_SCRATCH):
+        shutil.rmtree(folder, ignore_errors=True)
+    name = signal.Signals(signum).name
+    try:
+        os.write(2, f"error: interrupted ({name}); earlier outputs are left as they were\n".encode())
+    except OSError:
+        pass
+    os._exit(128 + signum)
+
+
+def quiet_worker() -> None:
+    """Pool initializer: a worker leaves Ctrl-C to its parent (which ends it) and dies silently
+    on a closed pipe instead of printing BrokenPipeError."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 
 def _end_children() -> None:
@@ -59,6 +84,10 @@ def _end_children() -> None:
         child.join(timeout=2)
 
 
+def install_handlers() -> None:
+    _install_handlers()
+
+
 def _install_handlers() -> None:
     global _HANDLED
     if _HANDLED:
@@ -72,19 +101,57 @@ def _install_handlers() -> None:
                 pass
 
 
+def _stem(path: Path) -> str:
+    """The file name in its temporary files' names: the name, or for a name over 200 bytes its
+    first 64 characters and a digest (a legal 255-byte name leaves no room for '.<pid>.tmp')."""
+    name = path.name
+    if len(name.encode()) <= 200:
+        return name
+    return name[:64] + "~" + hashlib.sha256(name.encode()).hexdigest()[:16]
+
+
 def _remove_stale(path: Path) -> None:
-    """Temporary files a killed run left beside `path`."""
-    for stale in path.parent.glob(f".{path.name}.*.tmp"):
-        if str(stale) not in _PENDING:
+    """Temporary files a killed run left beside `path`: `.<name>.<pid>.<random>.tmp` whose
+    process is gone (a live run's temporary file, this process's or another's, is left alone)."""
+    stem = _stem(path)
+    for stale in path.parent.glob(f".{glob.escape(stem)}.*.tmp"):
+        pid = stale.name[len(stem) + 2 :].split(".", 1)[0]
+        # no pid: a temporary of a version before pids were in the name
+        if str(stale) not in _PENDING and (not pid.isdigit() or not _alive(int(pid))):
             stale.unlink(missing_ok=True)
 
 
-def atomic_save(path: Path, save: Callable[[str], object]) -> None:
-    """Call save(temporary path), then rename the result onto `path`."""
+_INPUTS: set[str] = set()  # files this run has read (resolved): never written over in the same run
+
+
+def check_target(path: Path) -> Path:
+    """The file a write of `path` replaces: refused when it is an input of this run, a device,
+    FIFO or socket, or a symbolic link (a link's target could be anywhere: /etc/passwd)."""
     path = Path(path)
+    try:
+        info = path.lstat()
+    except (FileNotFoundError, NotADirectoryError):  # a missing folder: the write says which
+        info = None
+    except OSError as e:
+        raise LedgerError(f"{path}: cannot write ({e.strerror})") from None
+    if info is not None and stat.S_ISLNK(info.st_mode):
+        raise LedgerError(f"{path}: is a symbolic link; name the file itself (links are not written through)")
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise LedgerError(f"{path}: is a folder, expected a file name")
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        raise LedgerError(f"{path}: not a regular file (a device, pipe or socket is not written over)")
+    if str(path.resolve()) in _INPUTS:
+        raise LedgerError(f"{path}: is an input of this run; write the output to another file")
+    return path
+
+
+def atomic_save(path: Path, save: Callable[[str], object]) -> None:
+    """Call save(temporary path), then rename the result onto `path` (checked: check_target).
+    The temporary name carries the process id, so concurrent runs never remove each other's."""
+    path = check_target(Path(path))
     _install_handlers()
     _remove_stale(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{_stem(path)}.{os.getpid()}.", suffix=".tmp", dir=path.parent or ".")
     os.close(fd)
     _PENDING.add(tmp)
     try:
@@ -96,6 +163,29 @@ def atomic_save(path: Path, save: Callable[[str], object]) -> None:
         raise
     finally:
         _PENDING.discard(tmp)
+
+
+def staging_folder(out: Path) -> Path:
+    """A folder beside `out` to write a whole set of files into before they replace out's
+    (removed on a signal, like a scratch folder)."""
+    _install_handlers()
+    for stale in out.parent.glob(f".{glob.escape(out.name)}.*.staging"):
+        pid = stale.name[len(out.name) + 2 :].split(".", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(stale, ignore_errors=True)
+    name = tempfile.mkdtemp(prefix=f".{out.name}.{os.getpid()}.", suffix=".staging", dir=out.parent)
+    _SCRATCH.add(name)
+    return Path(name)
+
+
+def move_into(staging: Path, out: Path) -> None:
+    """Every file of `staging` renamed onto its name in `out` (renames only: milliseconds, where
+    writing them took minutes), then staging removed."""
+    for item in sorted(staging.iterdir()):
+        check_target(out / item.name)
+        os.replace(item, out / item.name)
+    shutil.rmtree(staging, ignore_errors=True)
+    _SCRATCH.discard(str(staging))
 
 
 class ScratchFolder:
@@ -149,9 +239,10 @@ def cache_dirs() -> list[Path]:
 
 def write_output(path: Path, save: Callable[[str], object]) -> None:
     """atomic_save with the folder made and OS errors as one line."""
+    if not str(path).strip():
+        raise LedgerError("output: an empty file name")
     path = Path(path)
-    if path.is_dir():
-        raise LedgerError(f"{path}: is a folder, expected a file name")
+    check_target(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_save(path, save)
@@ -177,6 +268,7 @@ def read_input(path: Path, limit: int = MAX_INPUT_BYTES) -> str:
         raise LedgerError(f"{path}: not a regular file (a pipe or device is not read)")
     if info.st_size > limit:
         raise LedgerError(f"{path}: {info.st_size:,} bytes, more than the {limit:,} read")
+    _INPUTS.add(str(path.resolve()))
     try:
         data = path.read_bytes()
     except OSError as e:

@@ -30,6 +30,7 @@ import yaml
 from . import catalog
 from .errors import LedgerError, close_matches
 from .files import read_input
+from .rules import decimal
 
 SHIPPED = (
     "trtllm_perf_v0.17.yaml",
@@ -101,11 +102,11 @@ def _read_rows(path: Path) -> tuple[dict, list[dict]]:
     """(the file's header, its rows)."""
     text = read_input(path, MAX_BYTES)
     if path.suffix.lower() == ".csv":
-        return {}, [dict(r) for r in csv.DictReader(text.splitlines())]
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        raise LedgerError(f"{path}: malformed YAML ({getattr(e, 'problem', e)})") from None
+        try:
+            return {}, [dict(r) for r in csv.DictReader(text.splitlines())]
+        except csv.Error as e:  # a field over csv's 131,072-character limit
+            raise LedgerError(f"{path}: malformed CSV ({e})") from None
+    data = catalog._read_yaml(path, text)  # malformed, nested too deeply, duplicate keys: one line
     rows = data.get("rows") if isinstance(data, dict) else data
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise LedgerError(f"{path}: expected a list of rows (or a mapping with `rows:`)")
@@ -129,22 +130,19 @@ def _is_moe(model: str) -> bool:
 
 
 def _number(value, where: str) -> float:
-    try:
-        number = float(str(value).strip())
-    except ValueError:
-        raise LedgerError(f"{where}: not a number: {value!r}") from None
+    number = decimal(value, where)  # ASCII digits only, one line otherwise
     if not number > 0 or number == float("inf"):
         raise LedgerError(f"{where}: must be a positive number, got {value!r}")
     return number
 
 
-def _whole(value, where: str, lo: int) -> int:
-    try:
-        number = float(str(value).strip())
-    except ValueError:
-        raise LedgerError(f"{where}: not a number: {value!r}") from None
-    if not number.is_integer() or number < lo:
-        raise LedgerError(f"{where}: must be a whole number >= {lo}, got {value!r}")
+MAX_TOKENS = 10_000_000  # isl / osl: Llama 4 Scout's 10M-token context is the longest served
+
+
+def _whole(value, where: str, lo: int, hi: int = 2**20) -> int:
+    number = decimal(value, where)
+    if not number.is_integer() or not lo <= number <= hi:
+        raise LedgerError(f"{where}: must be a whole number in {lo}..{hi:,}, got {str(value)[:40]!r}")
     return int(number)
 
 
@@ -248,8 +246,8 @@ def _mean_lengths(row: dict, where: str) -> dict:
     if row.get("isl") not in (None, "") or row.get("total_input_tokens") in (None, ""):
         return row
     requests = _whole(row.get("num_requests"), f"{where} field num_requests", 1)
-    isl = _whole(row["total_input_tokens"], f"{where} field total_input_tokens", 1)
-    osl = _whole(row.get("total_output_tokens"), f"{where} field total_output_tokens", 1)
+    isl = _whole(row["total_input_tokens"], f"{where} field total_input_tokens", 1, 10**12)
+    osl = _whole(row.get("total_output_tokens"), f"{where} field total_output_tokens", 1, 10**12)
     return {**row, "isl": max(1, round(isl / requests)), "osl": max(1, round(osl / requests))}
 
 
@@ -280,8 +278,8 @@ def _measurement(row: dict, n: int, path: Path, defaults: dict) -> Measurement:
         kv,
         tp,
         pp,
-        _whole(row["isl"], f"{where} field isl", 1),
-        _whole(row["osl"], f"{where} field osl", 1),
+        _whole(row["isl"], f"{where} field isl", 1, MAX_TOKENS),
+        _whole(row["osl"], f"{where} field osl", 1, MAX_TOKENS),
         _metrics(row, where, published_tp * pp),
         concurrency,
         replicas,

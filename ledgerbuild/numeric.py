@@ -32,6 +32,7 @@ from .rules import (
     check_combination,
     check_consistency,
     check_range,
+    check_sets_read,
     parse_number,
     result_json,
 )
@@ -232,6 +233,7 @@ class NumericEvaluator:
                 values[name] = inp["default"]
         for name in deferred:
             values[name] = _normal(self.g.DEFAULTS[name](values))
+        check_sets_read(self.sets, values)
         return values
 
     def lookup(self, name: str, keys: dict):

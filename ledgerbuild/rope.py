@@ -12,6 +12,7 @@ from .errors import LedgerError
 from .numeric import NumericEvaluator, numeric_ledger, numpy_ledger
 from .rules import to_plain
 
+MAX_TARGET_TOKENS = 10**9  # a context target; Llama 4 Scout's 10M is the longest served
 METHODS = {0: "none", 1: "pi", 2: "ntk", 3: "yarn", 4: "llama3"}
 
 
@@ -24,8 +25,14 @@ def rope_sets(
         out["rope_method"] = method
     if factor is not None and target_tokens is not None:
         raise LedgerError("--factor and --target-tokens: give one")
+    if factor is not None and not (math.isfinite(factor) and 1 <= factor <= 1e6):
+        raise LedgerError(f"--factor {factor:g}: must be a finite scaling factor in 1..1e6")
     if factor is not None:
         out["rope_factor"] = repr(float(factor))
+    if target_tokens is not None and not 1 <= target_tokens <= MAX_TARGET_TOKENS:
+        raise LedgerError(
+            f"--target-tokens: must be in 1..{MAX_TARGET_TOKENS:,}, got {str(target_tokens)[:40]}"
+        )
     if target_tokens is not None:
         trained = NumericEvaluator(out).evaluate(model_ref).inputs["rope_original_max_position"]
         if target_tokens < 1 or trained <= 0:
@@ -41,7 +48,8 @@ def wavelengths(result) -> tuple:
     """(pairs, wavelength before, after) as numpy arrays for a result, from inv_freq."""
     import numpy as np
 
-    values = {k: float(to_plain(v)) for k, v in {**result.inputs, **result.values}.items()}
+    # numpy scalars: a branch not taken (0 ** -x without a trained context) gives inf, not an error
+    values = {k: np.float64(to_plain(v)) for k, v in {**result.inputs, **result.values}.items()}
     pairs = np.arange(int(result.inputs["rope_dim"]) // 2, dtype=float)
     out = []
     for scaled in (False, True):

@@ -53,13 +53,39 @@ def parse_number(name: str, text) -> Fraction:
     return value
 
 
+def decimal(text, where: str) -> float:
+    """A number typed in a file or an option: an int or finite float as parsed, or a plain ASCII
+    decimal (Arabic-Indic or full-width digits, '1_000', 'nan' and 'inf' are refused)."""
+    if isinstance(text, bool):
+        raise LedgerError(f"{where}: not a number: {text!r}")
+    plain = text.strip() if isinstance(text, str) else text
+    if isinstance(plain, (int, float)):
+        value = float(plain)
+    elif isinstance(plain, str) and len(plain) <= 80 and _DECIMAL.fullmatch(plain):
+        value = float(plain)
+    else:
+        raise LedgerError(f"{where}: not a number (ASCII digits, e.g. 1024 or 2.5e-3): {str(text)[:40]!r}")
+    if value != value or abs(value) == float("inf"):
+        raise LedgerError(f"{where}: must be finite, got {str(text)[:40]!r}")
+    return value
+
+
+MAX_EXACT_EXPONENT = 4096  # exact powers up to this; beyond, a float (1e30 as an exponent hung)
+
+
 def exact_power(base, exp):
     """base ** exp exactly on ints and Fractions; a float once either side is inexact (pi, a
     log) or the exponent is not whole (the exact and the numeric evaluation share it)."""
     if isinstance(base, float):
         return base ** float(exp)
-    if isinstance(exp, int) or (isinstance(exp, Fraction) and exp.denominator == 1):
+    whole = isinstance(exp, int) or (isinstance(exp, Fraction) and exp.denominator == 1)
+    if whole and abs(int(exp)) <= MAX_EXACT_EXPONENT:
         return Fraction(base) ** int(exp)
+    if whole:  # an exact power this large would take minutes and gigabytes
+        try:
+            return float(base) ** float(exp)
+        except OverflowError:
+            return float("inf")
     return float(base) ** float(exp)
 
 
@@ -118,6 +144,24 @@ def check_consistency(v: dict, where: str) -> None:
             f"{where}: field first_k_dense_replace: {v['first_k_dense_replace']} "
             f"exceeds num_hidden_layers {v['num_hidden_layers']}"
         )
+
+
+# --set names the ledger reads only under a condition on the scenario: (condition, why not read)
+READ_ONLY_IF = {
+    "gpu_memory_gb": (
+        lambda v: v["memory_gb_unit_bytes"] > 0,
+        "not read while the GPU's memory comes from its driver figure (memory_mib); set "
+        "gpu_memory_driver_bytes, or memory_gb_unit_bytes=1000000000 as well",
+    ),
+}
+
+
+def check_sets_read(sets: dict, values: dict) -> None:
+    """Refuse a --set of an input the ledger would not read under this scenario (it would be
+    echoed as if it took effect)."""
+    for name, (read, why) in READ_ONLY_IF.items():
+        if name in sets and not read(values):
+            raise LedgerError(f"--set {name}={str(sets[name])[:40]}: field {name}: {why}")
 
 
 def check_combination(inputs: dict, where: str) -> None:

@@ -15,7 +15,7 @@ from .families_vision import AUDIO, VQ, vlm_family
 from .numeric import NumericEvaluator
 from .rules import gpu_count_text, time_model_text, to_plain
 
-SIZE = re.compile(r"^\s*(\d{1,6})\s*[xX×]\s*(\d{1,6})\s*$")
+SIZE = re.compile(r"^\s*([0-9]{1,6})\s*[xX×]\s*([0-9]{1,6})\s*$")  # ASCII digits only
 MAX_SIDE = 10**5  # the ledger's bound on image_height / image_width
 PER_IMAGE = [  # (quantity, unit shown)
     ("vision_input_width", "pixels"),

@@ -38,7 +38,7 @@ def test_smallest_expert_parallel_degree_fits_and_one_less_does_not():
     """DeepSeek-V3 in BF16 on 4 H100s a replica: the replicated part / 4 GPUs plus the routed
     experts / (4 x EP) fit at the minimum degree and not one below it."""
     r = evaluate("deepseek-v3", {"gpu": "h100-sxm", "gpu_count": "4"})
-    ep = int(r.value("expert_parallel_min"))
+    ep = int(r.value("expert_parallel_min_fit"))  # expert_parallel_min: the next divisor of 256
     routed, replica = r.value("routed_expert_bytes"), r.value("replica_gpus")
     replicated = (r.value("weight_bytes") - routed) / replica
 

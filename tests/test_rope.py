@@ -99,4 +99,4 @@ def test_inverse_frequencies_equal_transformers(model, override, times, tmp_path
     for k, w in enumerate(want.tolist()):
         assert float(got.subs(i, k)) == pytest.approx(w, rel=1e-5), k
     if kind == "yarn":
-        assert float(res.value("yarn_attention_scale")) == pytest.approx(scale, rel=1e-6)
+        assert float(res.value("yarn_cos_sin_scale")) == pytest.approx(scale, rel=1e-6)

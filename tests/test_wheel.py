@@ -1,7 +1,9 @@
 """The built wheel carries the catalogs: install it into a fresh venv and run the main job."""
 
+import site
 import subprocess
 import sys
+import sysconfig
 import venv
 from pathlib import Path
 
@@ -18,10 +20,24 @@ def test_wheel_in_fresh_venv_runs_main_job(tmp_path):
     )
     wheel = next(wheels.glob("ledgerbuild-*.whl"))
     env_dir = tmp_path / "venv"
-    # system site-packages supply the dependencies (no network needed); the package itself
-    # comes only from the wheel, and the CLI runs outside the source tree.
+    # the running environment supplies the dependencies (no network needed): the base
+    # interpreter's site-packages (system_site_packages) and, when the suite itself runs in a
+    # virtual environment, that environment's, through a .pth file (its lines are appended to
+    # sys.path after the fresh venv's own site-packages, and .pth files inside those folders are
+    # not run, so an editable install there stays inactive); the package itself comes only from
+    # the wheel, and the CLI runs outside the source tree.
     venv.create(env_dir, with_pip=True, system_site_packages=True)
     py = env_dir / "bin" / "python"
+    fresh_site = Path(
+        subprocess.run(
+            [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
+    running = [sysconfig.get_paths()[k] for k in ("purelib", "platlib")] + site.getsitepackages()
+    (fresh_site / "running-environment.pth").write_text("\n".join(dict.fromkeys(running)) + "\n")
     subprocess.run(
         [str(py), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall", str(wheel)], check=True
     )

@@ -4,6 +4,7 @@ options that read the same everywhere (--gpus, --set)."""
 
 from __future__ import annotations
 
+import signal
 from typing import Any
 
 import typer
@@ -107,6 +108,36 @@ def _sets(set_: list[str] | None, **named) -> dict:
     return sets
 
 
+FOLDER_OUTPUTS = {"docs", "templates_export"}  # commands whose --output is a folder
+
+
+def _check_output(command: str, kwargs: dict) -> None:
+    """An --output checked before any work starts (a fit or a workbook can take seconds): not
+    empty, not a folder, device, FIFO or symbolic link, not one of the command's input files."""
+    from pathlib import Path
+
+    from ..files import check_target
+
+    output = kwargs.get("output")
+    if not isinstance(output, Path):
+        return
+    if not str(output).strip() or str(output) == ".":
+        raise LedgerError("--output: an empty path")
+    if command in FOLDER_OUTPUTS:
+        if output.is_symlink() or (output.exists() and not output.is_dir()):
+            raise LedgerError(f"{output}: expected a folder (not a file or a symbolic link)")
+        return
+    check_target(output)
+    for name, value in kwargs.items():
+        if (
+            name != "output"
+            and isinstance(value, Path)
+            and value.exists()
+            and value.resolve() == output.resolve()
+        ):
+            raise LedgerError(f"{output}: is this run's input ({name}); write the output to another file")
+
+
 def guarded(fn):
     """Run a command body, turning user errors into one line and exit code 2: a LedgerError,
     and any file error the checks before it did not foresee (a name too long, a path through
@@ -115,8 +146,14 @@ def guarded(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        from ..files import install_handlers, interrupted
+
         try:
+            install_handlers()  # SIGTERM / SIGHUP: one line, exit 143 / 129
+            _check_output(fn.__name__, kwargs)
             return fn(*args, **kwargs)
+        except KeyboardInterrupt:  # Ctrl-C: the same, exit 130
+            interrupted(signal.SIGINT)
         except LedgerError as e:
             fail(str(e))
         except OSError as e:

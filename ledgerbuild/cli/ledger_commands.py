@@ -120,10 +120,12 @@ def import_config(config: Path = typer.Argument(..., help="An HF config.json")):
     Example: `ledgerbuild import-config config.json > models/my-model.yaml`
     """
     from ..catalog import export_entry, load_model
+    from ..numeric import NumericEvaluator
 
     if config.suffix != ".json":
         raise LedgerError(f"{config}: expected an HF config.json")
-    entry, _ = load_model(str(config))
+    entry, fields = load_model(str(config))
+    NumericEvaluator().model_values(fields, entry.where)  # ranges and cross-field rules (KV heads)
     sys.stdout.write(export_entry(entry))
 
 

@@ -57,9 +57,11 @@ def xlsx(
     * `ledgerbuild xlsx --models all`
     * `ledgerbuild xlsx --models llama-3-8b,qwen2.5-7b --gpu h100-sxm,l4 --workload reasoning -o p.xlsx`
     """
+    from ..catalog import gpus as gpu_table
     from ..writers.xlsx import write_workbook
 
-    if gpus is not None and not (gpus.strip().isdigit() or gpus.strip().lower() == "auto"):
+    alias = gpus is not None and all(g.strip() in gpu_table() for g in gpus.split(","))
+    if alias and gpus is not None and not (gpus.strip().isdigit() or gpus.strip().lower() == "auto"):
         print_error(
             f"--gpus {gpus}: GPU ids now go to --gpu (--gpus is the GPU count); read as --gpu for now"
         )

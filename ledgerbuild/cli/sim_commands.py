@@ -13,6 +13,7 @@ import typer
 
 from ..errors import LedgerError
 from ..files import read_input
+from ..rules import decimal
 from .common import app, guarded, out
 
 sample_app = typer.Typer(no_args_is_help=True, help="The lecture's §7 sampling demos.")
@@ -59,6 +60,7 @@ for _name in (
     sample_app.command(_name)(_demo_command(_name))
 
 
+MAX_ROUND_VALUES, MAX_BLOCK = 100_000, 65_536  # numerics round: values, block elements (MX: 32)
 MAX_VOCAB = 10_000_000  # 40 MB of logits; real vocabularies are under 300,000
 
 
@@ -253,6 +255,8 @@ def tokens(
         names = [t.strip() for t in tokenizers.split(",") if t.strip()]
         if not names:
             raise LedgerError("--tokenizers: no tokenizer named (e.g. gpt2,o200k)")
+        if not 0 <= usd_per_million <= 1e9:  # NaN fails too
+            raise LedgerError(f"--usd-per-million: must be a finite price in 0..1e9, got {usd_per_million}")
         rows = compare(text, names, usd_per_million)
     except LookupError as e:
         raise LedgerError(str(e.args[0])) from None
@@ -308,15 +312,13 @@ def numerics_round(
     from .. import catalog
     from ..sim.numerics import round_to
 
-    try:
-        x = [float(v) for v in values.split(",") if v.strip()]
-    except ValueError:
-        raise LedgerError(f"values: not a comma-separated list of numbers: {values!r}") from None
-    if not x or not all(np.isfinite(x)):
-        raise LedgerError(f"values: give one or more finite numbers, got {values!r}")
+    items = [v for v in values.split(",") if v.strip()]
+    if not 1 <= len(items) <= MAX_ROUND_VALUES:
+        raise LedgerError(f"values: give 1..{MAX_ROUND_VALUES:,} comma-separated numbers, got {len(items):,}")
+    x = [decimal(v, "values") for v in items]
     catalog.row("dtypes", dtype)
-    if block_size is not None and block_size < 1:
-        raise LedgerError(f"--block-size: must be >= 1, got {block_size}")
+    if block_size is not None and not 1 <= block_size <= MAX_BLOCK:
+        raise LedgerError(f"--block-size: must be in 1..{MAX_BLOCK:,}, got {block_size:,}")
     try:
         q = round_to(x, dtype, block_size)
     except ValueError as e:

@@ -19,7 +19,11 @@ GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+
 
 
 def _need(module: str, package: str) -> None:
-    if importlib.util.find_spec(module) is None:
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):  # a module blocked or half-installed
+        spec = None
+    if spec is None:
         raise LookupError(f"this tokenizer needs the optional package {package}: pip install {package}")
 
 
@@ -42,6 +46,7 @@ class Loaded:
 
 
 def _gpt2() -> Loaded:
+    _need("tiktoken", "tiktoken")  # before the import: a missing package is a message, not a traceback
     import tiktoken
     from tiktoken.load import load_tiktoken_bpe
 

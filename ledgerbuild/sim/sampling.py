@@ -112,8 +112,8 @@ def _check(logits, temperature, top_k, top_p, min_p, typical_p, ids):
         raise ValueError("logits contain NaN")
     if not np.isfinite(logits).any():
         raise ValueError("every logit is -inf: nothing can be sampled")
-    if temperature < 0:
-        raise ValueError(f"temperature must be >= 0, got {temperature}")
+    if not 0 <= temperature < float("inf"):  # NaN fails too
+        raise ValueError(f"temperature must be a finite number >= 0, got {temperature}")
     if top_k < 0:
         raise ValueError(f"top_k must be >= 0 (0: off), got {top_k}")
     for name, value in (("top_p", top_p), ("typical_p", typical_p)):

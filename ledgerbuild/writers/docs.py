@@ -23,7 +23,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from .. import catalog
 from ..errors import LedgerError, close_matches, one_line
-from ..files import write_text
+from ..files import move_into, quiet_worker, read_input, staging_folder, write_text
 from ..numeric import NumericEvaluator, NumericResult, numeric_ledger
 from ..printed import latex_of
 from ..printers.latex import (
@@ -75,6 +75,26 @@ def shipped_templates() -> Path:
     return Path(str(resources.files("ledgerbuild.templates")))
 
 
+class UserTemplates(jinja2.BaseLoader):
+    """A user's templates folder: only regular files directly inside it (a symbolic link, say
+    to /etc/passwd, or a name reaching outside the folder is refused), read bounded as UTF-8."""
+
+    def __init__(self, folder: Path, fallback: jinja2.BaseLoader) -> None:
+        self.folder, self.fallback = Path(folder).resolve(), fallback
+
+    def get_source(self, environment, template):
+        path = self.folder / template
+        if "/" in template or "\\" in template or template in ("", ".", ".."):
+            raise LedgerError(
+                f"{self.folder}: template {template[:60]!r}: only files inside the folder are read"
+            )
+        if not os.path.lexists(path):  # the shipped one (its loader names a missing template)
+            return self.fallback.get_source(environment, template)
+        if path.is_symlink() or path.resolve().parent != self.folder:
+            raise LedgerError(f"{path}: a symbolic link; a templates folder is read only for its own files")
+        return read_input(path), str(path), lambda: False
+
+
 def environment(fmt: str, folder: Path | None) -> jinja2.Environment:
     """Templates from `folder` where it has them, the shipped ones for the rest (a team can
     override a single file)."""
@@ -89,8 +109,8 @@ def environment(fmt: str, folder: Path | None) -> jinja2.Environment:
                 f"of {', '.join(ALL_TEMPLATES)}; `ledgerbuild templates export DIR` "
                 "writes them all)"
             )
-        roots.insert(0, folder)
-    loader = jinja2.FileSystemLoader([str(r) for r in roots])
+    shipped = jinja2.FileSystemLoader([str(r) for r in roots])
+    loader = shipped if folder is None else UserTemplates(folder, shipped)
     # a user's templates run sandboxed (no attribute access to os, files or subprocesses); the
     # shipped ones are the package's own code and run without the sandbox's per-access checks
     cls = SandboxedEnvironment if folder is not None else jinja2.Environment
@@ -336,7 +356,7 @@ def _forked(function, argument_lists: list[tuple]) -> list:
     SIGTERMs workers idle on its task queue, and a worker whose SIGTERM lands on a thread other
     than its main one (numpy's BLAS thread) never runs the handler and waits on the queue's
     lock forever, holding the whole run (seen in the benchmark: a docs run hung for 13 minutes)."""
-    pool = multiprocessing.get_context("fork").Pool(len(argument_lists))
+    pool = multiprocessing.get_context("fork").Pool(len(argument_lists), initializer=quiet_worker)
     try:
         return pool.starmap(function, argument_lists)
     finally:  # a failed task: the other finishes its own, then both exit
@@ -360,8 +380,9 @@ def write_docs(
     # reference where the figures sweep it: a file's id is not a catalog id
     refs = select(model_spec, catalog.models(), "models")
     results = [evaluator.evaluate(m) for m in refs]
-    out = Path(out)
-    prepare_folder(out)
+    final = Path(out)
+    prepare_folder(final)
+    out = staging_folder(final)  # written whole, then renamed in: an interrupted run leaves the old set
     written = 0
     figure_names = {r.model_id: figure_files(r.model_id) for r in results} if plots else {}
     global _DOCS
@@ -391,7 +412,8 @@ def write_docs(
         }
         write_text(out / f"index.{fmt}", render(env, f"index.{fmt}.j2", index))
         written += 1
-    return f"wrote {written} files for {len(results)} models to {out}"
+    move_into(out, final)
+    return f"wrote {written} files for {len(results)} models to {final}"
 
 
 _DOCS: tuple | None = None  # what _model_documents reads (a forked worker inherits it)

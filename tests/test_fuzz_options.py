@@ -1,0 +1,167 @@
+"""Issue 30: a case table over every command (fast tier, deterministic: no random seed at all).
+Every leaf command the Typer app registers, walked from the app, gets each of its value options
+set to each hostile value below, beside the minimal arguments it needs (1,566 cases; those of a
+string option with a value that may be legal, so running the whole job, are marked slow). Every run ends with
+exit 0, or exit 2 and exactly one line starting 'error:'; never a traceback, never a hang (a
+20 s alarm a case). The hostile values a number option must refuse are checked to be refused."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import signal
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+import typer.main
+
+from ledgerbuild import catalog
+from ledgerbuild.cli import app, main
+
+TMP = Path(tempfile.mkdtemp(prefix="ledgerbuild-fuzz-options-"))
+(TMP / "t.txt").write_text("hello world")
+(TMP / "m.csv").write_text(
+    "model,gpu,precision,tp,pp,isl,osl,tokens_per_s\nllama-3-8b,h100-sxm,bf16,1,1,128,128,1000\n"
+)
+CONFIG = TMP / "config.json"
+CONFIG.write_text((Path(__file__).parent / "configs" / "qwen3-32b.config.json").read_text())
+
+# the arguments a command needs to get as far as its options (positional ones, a light model)
+NEEDS = {
+    ("show",): ["llama-3.2-1b"],
+    ("rope",): ["llama-3.2-1b"],
+    ("image",): ["llava-1.5-7b"],
+    ("import-config",): [str(CONFIG)],
+    ("calibrate",): [str(TMP / "m.csv")],
+    ("validate",): [str(TMP / "m.csv")],
+    ("derive",): ["params_total", "--model", "llama-3.2-1b"],
+    ("tokens",): [str(TMP / "t.txt"), "--tokenizers", "gpt2"],  # tekken takes 20 s to load
+    ("numerics", "round"): ["1.5,2"],
+    ("bpe", "encode"): ["hello"],
+    ("xlsx",): ["--models", "llama-3.2-1b"],
+    ("docs",): ["--models", "llama-3.2-1b", "--no-plots", "--format", "md"],
+}
+# hostile values: non-ASCII digits, NaN, infinities, huge, negative, empty, markup, control
+# characters, a path through a file, a device, a long name
+HOSTILE = [
+    "",
+    "nan",
+    "inf",
+    "-1",
+    "0",
+    "1e30",
+    "2.5",
+    "٣",
+    "３",
+    "1_000",
+    "abc",
+    "[bold]x[/bold]",
+    "\x1b[31m",
+    "/dev/null/x",
+    "/dev/zero",
+    "x" * 300,
+    "1/0",
+    "-0",
+    "1e-320",
+    "+inf",
+    "0x10",
+    "1e309",
+    "١٠٠",
+    "9" * 400,
+    " ",
+    "\n",
+    "../../etc/passwd",
+]
+# a value no number option may accept
+# (not "1_000": Typer reads it as int("1_000") = 1000, Python's own rule; left to the options work)
+NOT_A_NUMBER = {"", "nan", "inf", "٣", "３", "abc", "[bold]x[/bold]", "\x1b[31m", "/dev/null/x"}
+NOT_A_NUMBER |= {"/dev/zero", "1/0", "+inf", "0x10", "1e309", "١٠٠", " ", "\n", "../../etc/passwd"}
+
+
+REFUSED_EARLY = {"", "/dev/null/x", "/dev/zero", "x" * 300, "9" * 400}  # refused or tiny
+
+
+class Hang(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise Hang()
+
+
+def leaf_commands(group=None, path=()) -> list:
+    group = group or typer.main.get_command(app)
+    out = []
+    for name, command in sorted(group.commands.items()):
+        sub = getattr(command, "commands", None)
+        out += leaf_commands(command, (*path, name)) if sub else [((*path, name), command)]
+    return out
+
+
+def cases() -> list:
+    out = []
+    for path, command in leaf_commands():
+        if path == ("templates", "export"):
+            continue  # writes the shipped templates: its folder option is covered by test_cli
+        for param in command.params:
+            if param.param_type_name != "option" or param.is_flag or param.name in ("help",):
+                continue
+            flag = max(param.opts, key=len)
+            kind = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+            numeric = kind in (int, float, int | None, float | None)
+            for value in HOSTILE:
+                # a string option's hostile value is often a legal one (a file name, an id):
+                # the command then does its whole job, seconds a case: with the referees
+                marks = () if numeric or value in REFUSED_EARLY else (pytest.mark.slow,)
+                out.append(pytest.param(path, flag, value, numeric, marks=marks))
+    return out
+
+
+CASES = cases()
+
+
+def run(args: list[str]) -> tuple[int, str]:
+    err, old = io.StringIO(), signal.signal(signal.SIGALRM, _alarm)
+    argv, here = sys.argv, os.getcwd()
+    sys.argv = ["ledgerbuild", *args]
+    os.chdir(TMP)
+    signal.alarm(20)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            main()
+        code = 0
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else 0
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+        sys.argv = argv
+        os.chdir(here)
+        catalog.gpus.cache_clear()
+        catalog.table.cache_clear()
+    return code, err.getvalue()
+
+
+def test_the_table_covers_every_command_and_enough_cases():
+    commands = {path for path, _ in leaf_commands()} - {("templates", "export")}
+    assert {c.values[0] for c in CASES} >= commands - {p for p, c in leaf_commands() if not _options(c)}
+    assert len(CASES) >= 1_500, len(CASES)
+
+
+def _options(command) -> list:
+    return [p for p in command.params if p.param_type_name == "option" and not p.is_flag and p.name != "help"]
+
+
+@pytest.mark.parametrize("path, flag, value, numeric", CASES)
+def test_hostile_option_value(path, flag, value, numeric):
+    args = [*path, *NEEDS.get(path, []), flag, value]
+    code, err = run(args)
+    assert code in (0, 2), (args, code, err[-600:])
+    if code == 2:
+        lines = err.strip("\n").splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error:"), (args, err[-800:])
+    if numeric and value in NOT_A_NUMBER:
+        assert code == 2, (args, "a number option accepted", value)

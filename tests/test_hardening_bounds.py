@@ -1,0 +1,96 @@
+"""Issue 30: no traceback, no hang, no crash. Each input below ended in a traceback, a
+segmentation fault or a run of minutes; each is now one line and exit 2 (or a plain result),
+checked before the work starts, against a stated limit."""
+
+from __future__ import annotations
+
+import time
+
+import yaml
+from typer.testing import CliRunner
+
+from ledgerbuild import catalog
+from ledgerbuild.cli import app
+
+runner = CliRunner()
+HEADER = "model,gpu,precision,tp,pp,isl,osl,tokens_per_s\n"
+
+
+def refused(args: list[str], *words: str) -> str:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1, result.output
+    for word in words:
+        assert word in lines[0], lines[0]
+    return lines[0]
+
+
+def test_csv_field_over_the_csv_modules_limit(tmp_path):
+    path = tmp_path / "m.csv"
+    path.write_text(HEADER + "llama-3-8b,h100-sxm,bf16,1,1,128,128," + "1" * 140_000 + "\n")
+    refused(["calibrate", str(path), "-o", str(tmp_path / "c.yaml")], "m.csv", "CSV")
+
+
+def test_isl_beyond_the_stated_limit_and_an_unfittable_row(tmp_path):
+    path = tmp_path / "m.csv"
+    path.write_text(HEADER + "llama-3-8b,h100-sxm,bf16,1,1,1000000000,128,1000\n")
+    refused(["calibrate", str(path), "-o", str(tmp_path / "c.yaml")], "isl", "10,000,000")
+    path.write_text(HEADER + "llama-3-8b,h100-sxm,bf16,1,1,10000000,128,1000\n")
+    refused(["calibrate", str(path), "-o", str(tmp_path / "c.yaml")], "row 1", "finite")
+
+
+def test_deeply_nested_yaml_is_refused_not_a_crash(tmp_path):
+    """libyaml's parser overflowed its stack on 100,000 nested brackets (SIGSEGV)."""
+    path = tmp_path / "m.yaml"
+    path.write_text("rows: " + "[" * 100_000 + "]" * 100_000 + "\n")
+    refused(["calibrate", str(path), "-o", str(tmp_path / "c.yaml")], "nested")
+
+
+def test_subnormal_gpu_bandwidth_is_refused(tmp_path):
+    data = yaml.safe_load(catalog.gpus()["h100-sxm"].model_dump_json())
+    data.update(id="tiny-bw", hbm_bandwidth_tb_per_s=1e-320)
+    path = tmp_path / "gpu.yaml"
+    path.write_text(yaml.safe_dump(data))
+    refused(["show", "llama-3-8b", "--gpu", str(path)], "hbm_bandwidth_tb_per_s")
+
+
+def test_rope_without_a_trained_context(tmp_path):
+    data = yaml.safe_load(catalog.model_paths()["llama-3-8b"].read_text())
+    del data["config"]["max_position_embeddings"]
+    path = tmp_path / "m.yaml"
+    path.write_text(yaml.safe_dump(data))
+    result = runner.invoke(app, ["rope", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    assert '"trained_context_tokens": 0' in result.output
+
+
+def test_huge_draft_length_is_refused_at_once():
+    start = time.monotonic()
+    refused(["show", "llama-3-8b", "--set", "spec_draft_tokens=1e30"], "spec_draft_tokens", "64")
+    assert time.monotonic() - start < 20
+
+
+def test_exact_power_with_a_huge_exponent_returns_quickly():
+    from fractions import Fraction
+
+    from ledgerbuild.rules import exact_power
+
+    start = time.monotonic()
+    assert exact_power(Fraction(9, 10), 10**30) == 0.0
+    assert exact_power(Fraction(3, 2), 10**30) == float("inf")
+    assert exact_power(Fraction(3, 2), 3) == Fraction(27, 8)
+    assert time.monotonic() - start < 1
+
+
+def test_tokens_without_tiktoken_is_one_line(tmp_path, monkeypatch):
+    """The optional tokenizer package missing: one line naming it (was a 62-line traceback)."""
+    import sys
+
+    from ledgerbuild.sim import real_tokenizers
+
+    monkeypatch.setitem(sys.modules, "tiktoken", None)  # import tiktoken now raises ImportError
+    assert not hasattr(real_tokenizers.load, "cache_clear")  # nothing loaded earlier is reused
+    text = tmp_path / "t.txt"
+    text.write_text("hello world")
+    refused(["tokens", str(text)], "tiktoken")
