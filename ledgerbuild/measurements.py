@@ -11,7 +11,8 @@ Names as published map to catalog ids through `measurements/aliases.yaml`. A row
 cannot evaluate (unknown model or GPU, disaggregated prefill/decode, speculative decoding, the
 same configuration twice) is kept with its reason; a malformed file (a missing field, a value
 that is not a number) is one LedgerError naming file, row, field.
-Shortcuts: a row's KV cache uses the precision alias's KV format unless `kv_dtype` is given;
+Shortcuts: a row's KV cache uses the precision alias's KV format (the engine's, aliases.yaml
+`engine_precisions`, before the general one) unless `kv_dtype` (or `kv_cache_dtype`) is given;
 InferenceX's per-GPU output throughput is per tensor-parallel GPU (its process_result.py divides
 the deployment's by tp), so the deployment's is that times tp; with dp_attention the attention
 runs data-parallel on ep replicas of tp / ep GPUs each (the ledger's expert_parallel).
@@ -164,10 +165,13 @@ def _dtypes(row: dict, where: str) -> tuple[str, str]:
     precision = row.get("precision", row.get("dtype"))
     if precision in (None, ""):
         raise LedgerError(f"{where} field precision: missing (or give dtype)")
-    pair = aliases()["precisions"].get(str(precision).strip())
-    weight, kv = pair if pair else (str(precision).strip(), row.get("kv_dtype") or precision)
-    if row.get("kv_dtype") not in NONE:
-        kv = str(row["kv_dtype"])
+    table = aliases()
+    by_engine = table.get("engine_precisions", {}).get(str(row.get("engine", "")).strip(), {})
+    pair = by_engine.get(str(precision).strip()) or table["precisions"].get(str(precision).strip())
+    given = row.get("kv_dtype", row.get("kv_cache_dtype"))
+    weight, kv = pair if pair else (str(precision).strip(), given or precision)
+    if given not in NONE:
+        kv = str(given)
     for dt in (weight, str(kv)):
         if dt not in catalog.table("dtypes"):
             raise LedgerError(

@@ -86,3 +86,14 @@ def test_dense_rows_as_published():
     assert sgl["throughput_output_tokens_per_s"] == 525.59 and sgl["concurrency"] == 4
     assert {r["engine"] for r in gps} == {"vllm", "sglang", "tensorrt-llm"}
     assert all(r["total_input_tokens"] == 23260 and r["total_output_tokens"] == 22061 for r in gps)
+
+
+def test_nim_fp8_rows_keep_an_fp8_kv_cache_and_others_the_checkpoint_default():
+    # NIM's H100 FP8 profiles are TensorRT-LLM engines from NVIDIA ModelOpt FP8 checkpoints, whose
+    # hf_quant_config.json sets kv_cache_quant_algo FP8 (aliases.yaml engine_precisions); the
+    # InferenceX FP8 rows keep the engines' 'auto' KV dtype, BF16 (aliases.yaml precisions fp8).
+    _, dense = measurements.load(DENSE)
+    nim = [m for m in dense if m.engine == "nim"]
+    assert len(nim) == 79 and {(m.weight_dtype, m.kv_dtype) for m in nim} == {("fp8", "fp8")}
+    _, dsr1 = measurements.load(MEASUREMENTS / "inferencex_dsr1_latency.yaml")
+    assert {m.kv_dtype for m in dsr1 if m.weight_dtype == "fp8"} == {"bf16"}
