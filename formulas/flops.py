@@ -289,7 +289,16 @@ quantity(
 )
 _dsa_per_token = attn_flops_per_visible_token * num_full_layers  # attention per selected entry
 _indexer_per_token = indexer_flops_per_scored_token * num_indexer_layers
-_below_topk = 2 * params_matmul / (_dsa_per_token + _indexer_per_token)
+_below_topk = quantity(
+    "context_attention_equals_rest_below_topk",
+    2 * params_matmul / (_dsa_per_token + _indexer_per_token),
+    "tokens",
+    "Context at which attention equals the rest while every entry is selected (context <= "
+    "index_topk): the layers' attention and indexer FLOPs per context token",
+    source=S42 + "; " + DSA,
+    topic=T,
+    when="dsa",
+)
 quantity(
     "context_attention_equals_rest",
     Piecewise(

@@ -214,9 +214,9 @@ fit_degree = quantity(
 )
 
 
-# the smallest power of two at or above the fitting degree (the 1e-9 keeps an exact power of
-# two, whose float log2 can read 3.0000000000000004, from rounding up)
-power_of_two = 2 ** ceiling(log(Max(fit_degree, 1)) / log(2) - sp.Rational(1, 10**9))
+# the smallest power of two at or above the fitting degree d: 2^floor(log2(2d - 1)) (2d - 1 is
+# odd, so its log2 is never within rounding of a whole number: no guard constant needed)
+power_of_two = 2 ** floor(log(2 * Max(fit_degree, 1) - 1) / log(2))
 quantity(
     "expert_parallel_min",
     Piecewise(

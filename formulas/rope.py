@@ -18,7 +18,6 @@ from sympy import Max, Min, Piecewise, ceiling, floor, log, pi
 from ledgerbuild.ledger import quantity
 
 from .inputs import (
-    kv_lora_rank,
     ramp_epsilon,
     rope_beta_fast,
     rope_beta_slow,
@@ -74,11 +73,23 @@ def _mscale(scale, m):
 
 is_yarn = sp.Eq(code, 3)
 both_mscales = (rope_mscale > 0) & (rope_mscale_all_dim > 0)
+MSCALE = "YaRN's 0.1 m ln s + 1 (1 when s <= 1)"
+mscale, mscale_all_dim = (
+    quantity(
+        f"yarn_{name}_factor",
+        _mscale(factor, m),
+        "ratio",
+        f"{MSCALE} at m = {name} (DeepSeek's rope_scaling field)",
+        source="Peng et al. 2023 (YaRN) eq. 22; transformers _compute_yarn_parameters (get_mscale)",
+        topic=T,
+    )
+    for name, m in (("mscale", rope_mscale), ("mscale_all_dim", rope_mscale_all_dim))
+)
 cos_sin = quantity(
     "yarn_cos_sin_scale",
     Piecewise(
         (1, ~is_yarn),
-        (_mscale(factor, rope_mscale) / _mscale(factor, rope_mscale_all_dim), both_mscales),
+        (mscale / mscale_all_dim, both_mscales),
         (_mscale(factor, 1), True),
     ),
     "ratio",
@@ -87,21 +98,31 @@ cos_sin = quantity(
     source="Peng et al. 2023 (YaRN) eq. 22; transformers _compute_yarn_parameters (attention_factor)",
     topic=T,
 )
+TEMPERATURE = (
+    "YaRN attention temperature sqrt(1/t) (0.1 ln s + 1) on every attention logit's q and k: the "
+    "cos/sin factor"
+)
+TEMPERATURE_SOURCE = (
+    "Peng et al. 2023 (YaRN) eq. 22; deepseek-ai/DeepSeek-V3 inference/model.py MLA "
+    "softmax_scale; transformers DeepseekV3Attention.scaling"
+)
 quantity(
     "yarn_attention_scale",
     Piecewise(
-        (
-            cos_sin * _mscale(factor, rope_mscale_all_dim),
-            is_yarn & (kv_lora_rank > 0) & (rope_mscale_all_dim > 0),
-        ),
-        (cos_sin, True),
+        (cos_sin * _mscale(factor, rope_mscale_all_dim), is_yarn & (rope_mscale_all_dim > 0)), (cos_sin, True)
     ),
     "ratio",
-    "YaRN attention temperature sqrt(1/t) (0.1 ln s + 1) on every attention logit's q and k: the "
-    "cos/sin factor, times DeepSeek MLA's 0.1 mscale_all_dim ln s + 1 (squared into its "
-    "softmax_scale); 1 for PI, NTK-aware and Llama 3, which have no temperature",
-    source="Peng et al. 2023 (YaRN) eq. 22; deepseek-ai/DeepSeek-V3 inference/model.py MLA "
-    "softmax_scale; transformers DeepseekV3Attention.scaling",
+    TEMPERATURE + ", times DeepSeek MLA's 0.1 mscale_all_dim ln s + 1 (squared into its softmax_scale)",
+    source=TEMPERATURE_SOURCE,
+    topic=T,
+    when="mla",
+)
+quantity(
+    "yarn_attention_scale",
+    cos_sin,
+    "ratio",
+    TEMPERATURE + "; 1 for PI, NTK-aware and Llama 3, which have no temperature",
+    source=TEMPERATURE_SOURCE,
     topic=T,
 )
 

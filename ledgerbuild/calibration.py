@@ -209,7 +209,9 @@ def fit(prepared: Prepared, mask: np.ndarray | None = None, per_gpu: bool = True
     """The shared figures over the rows in `mask` (default: all), then each GPU's own refit."""
     mask = np.ones(len(prepared.rows), dtype=bool) if mask is None else mask
     if not mask.any():
-        raise LedgerError("no measured row to fit (every row was refused)")
+        first = prepared.refused[0] if prepared.refused else None
+        why = f": row {first.row}, {first.reason}" if first else ""
+        raise LedgerError(f"no measured row to fit (every row was refused{why})")
     start = {n: b[2] for n, b in BOUNDS.items()}
     notes: list[str] = []
     keep = _unidentified(prepared, mask, start, "calibrated", notes)

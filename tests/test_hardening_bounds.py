@@ -37,7 +37,7 @@ def test_isl_beyond_the_stated_limit_and_an_unfittable_row(tmp_path):
     path.write_text(HEADER + "llama-3-8b,h100-sxm,bf16,1,1,1000000000,128,1000\n")
     refused(["calibrate", str(path), "-o", str(tmp_path / "c.yaml")], "isl", "10,000,000")
     path.write_text(HEADER + "llama-3-8b,h100-sxm,bf16,1,1,10000000,128,1000\n")
-    refused(["calibrate", str(path), "-o", str(tmp_path / "c.yaml")], "row 1", "finite")
+    refused(["calibrate", str(path), "-o", str(tmp_path / "c.yaml")], "row 1", "does not fit")
 
 
 def test_deeply_nested_yaml_is_refused_not_a_crash(tmp_path):

@@ -34,7 +34,8 @@ def test_calibrate_never_writes_onto_its_measurements(tmp_path):
     source = ROOT / "measurements" / "trtllm_perf_v0.17.yaml"
     m = tmp_path / "m.yaml"
     m.write_bytes(source.read_bytes())
-    refused(["calibrate", str(m), "-o", str(m)], "input")
+    refused(["calibrate", str(m), "-o", str(m)])  # not written by calibrate: refused
+    refused(["calibrate", str(m), "-o", str(m), "--force"], "input")  # and --force never overwrites an input
     assert m.read_bytes() == source.read_bytes()
 
 

@@ -236,7 +236,7 @@ def _chart(wb, spec: Chart):
 
 def _page_setup(ws, sheet: Sheet) -> None:
     """Fit to the page's width where that prints at >= MIN_PRINT_SCALE, else print at that
-    scale over several pages wide with the frozen columns repeated; the rows above the
+    scale over several pages wide with the frozen (else the first) columns repeated; the rows above the
     frozen pane repeat on every page unless the sheet names its own."""
     page = sheet.page
     if not page:
@@ -248,8 +248,9 @@ def _page_setup(ws, sheet: Sheet) -> None:
         ws.fit_to_pages(1, 0)
     else:
         ws.set_print_scale(MIN_PRINT_SCALE)
-        if sheet.freeze and sheet.freeze[1] > 1:
-            ws.repeat_columns(0, sheet.freeze[1] - 2)
+        # the frozen columns repeat on every page; without any, the first (the key) column
+        key_columns = sheet.freeze[1] - 1 if sheet.freeze and sheet.freeze[1] > 1 else 1
+        ws.repeat_columns(0, key_columns - 1)
     repeat = page.get("repeat_rows") or ((1, sheet.freeze[0] - 1) if sheet.freeze else None)
     if repeat and repeat[1] >= repeat[0]:
         ws.repeat_rows(*(r - 1 for r in repeat))
