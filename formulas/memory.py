@@ -216,7 +216,16 @@ fit_degree = quantity(
 
 # the smallest power of two at or above the fitting degree d: 2^floor(log2(2d - 1)) (2d - 1 is
 # odd, so its log2 is never within rounding of a whole number: no guard constant needed)
-power_of_two = 2 ** floor(log(2 * Max(fit_degree, 1) - 1) / log(2))
+power_of_two = quantity(
+    "expert_parallel_power_of_two",
+    2 ** floor(log(2 * Max(fit_degree, 1) - 1) / log(2)),
+    "replicas",
+    "Smallest power of two at or above expert_parallel_min_fit",
+    source=DEEPSEEK_V3 + " §3.4",
+    topic=T,
+    when="moe",
+    integer=True,
+)
 quantity(
     "expert_parallel_min",
     Piecewise(

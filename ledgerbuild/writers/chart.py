@@ -176,7 +176,7 @@ class Axis:
         return [10.0 ** ((self.lo + self.hi) / 2)]
 
     def _linear_ticks(self) -> list[float]:
-        raw = (self.hi - self.lo) / 8
+        raw = (self.hi - self.lo) / 9  # at most nine intervals: matplotlib's auto nbins on these panels
         exponent = 10.0 ** math.floor(math.log10(raw))
         step = next(m * exponent for m in (1, 2, 2.5, 5, 10) if m * exponent >= raw)
         first = math.ceil(self.lo / step - 1e-9)
