@@ -61,6 +61,7 @@ for _name in (
 
 
 MAX_ROUND_VALUES, MAX_BLOCK = 100_000, 65_536  # numerics round: values, block elements (MX: 32)
+MAX_ZIPF_EXPONENT = 100.0  # p ~ r^-100 leaves one token: steeper says nothing more
 MAX_VOCAB = 10_000_000  # 40 MB of logits; real vocabularies are under 300,000
 
 
@@ -87,6 +88,8 @@ def sample_filter(
 
     if not 1 <= vocab <= MAX_VOCAB:
         raise LedgerError(f"--vocab must be in 1..{MAX_VOCAB:,}, got {vocab:,}")
+    if not 0 <= exponent <= MAX_ZIPF_EXPONENT:  # also refuses nan and inf
+        raise LedgerError(f"--exponent must be in 0..{MAX_ZIPF_EXPONENT:g}, got {exponent!r}")
     try:
         p = filter_probs(
             zipf_logits(vocab, exponent),
