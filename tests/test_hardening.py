@@ -14,18 +14,9 @@ from typer.testing import CliRunner
 from ledgerbuild import catalog
 from ledgerbuild.cli import app
 from ledgerbuild.evaluate import evaluate
+from one_line import refused
 
 runner = CliRunner()
-
-
-def refused(args: list[str], *words: str) -> str:
-    result = runner.invoke(app, args)
-    assert result.exit_code == 2, result.output
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 1, result.output
-    for word in words:
-        assert word in lines[0], lines[0]
-    return lines[0]
 
 
 def model_file(tmp_path, model: str, **changes) -> str:

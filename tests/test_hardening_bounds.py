@@ -11,19 +11,10 @@ from typer.testing import CliRunner
 
 from ledgerbuild import catalog
 from ledgerbuild.cli import app
+from one_line import refused
 
 runner = CliRunner()
 HEADER = "model,gpu,precision,tp,pp,isl,osl,tokens_per_s\n"
-
-
-def refused(args: list[str], *words: str) -> str:
-    result = runner.invoke(app, args)
-    assert result.exit_code == 2, result.output
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 1, result.output
-    for word in words:
-        assert word in lines[0], lines[0]
-    return lines[0]
 
 
 def test_csv_field_over_the_csv_modules_limit(tmp_path):

@@ -13,21 +13,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from ledgerbuild.cli import app
 from ledgerbuild.files import atomic_save, write_text
+from one_line import refused
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def refused(args: list[str], *words: str) -> str:
-    result = runner.invoke(app, args)
-    assert result.exit_code == 2, result.output
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 1, result.output
-    for word in words:
-        assert word in lines[0], lines[0]
-    return lines[0]
 
 
 def test_calibrate_never_writes_onto_its_measurements(tmp_path):
