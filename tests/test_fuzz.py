@@ -60,6 +60,16 @@ BAD = [
 READ = set(REQUIRED) | {"num_key_value_heads", "head_dim", "tie_word_embeddings", "attention_bias"}
 BASE_MODEL = "llama-3.2-1b"
 TMP = Path(tempfile.mkdtemp(prefix="ledgerbuild-fuzz-"))
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def small_measurements() -> Path:
+    """The first rows of the shipped v0.17 table, for a calibrate or validate run of seconds."""
+    path = TMP / "small-measurements.yaml"
+    if not path.exists():
+        shipped = yaml.safe_load((ROOT / "measurements" / "trtllm_perf_v0.17.yaml").read_text())
+        path.write_text(yaml.safe_dump({"rows": shipped["rows"][:6]}))
+    return path
 
 
 class Hang(Exception):
@@ -290,6 +300,8 @@ def test_arguments(command, args):
     args = [a if a != "-o" else "--json" for a in args]  # outputs stay in the temporary folder
     if command == ["docs"]:
         args.append("--no-plots")
+    if command in (["calibrate"], ["validate"]) and not any(a.endswith((".yaml", ".csv")) for a in args):
+        args.insert(0, str(small_measurements()))  # every shipped file: minutes of real work, no hang
     here = os.getcwd()
     os.chdir(TMP)
     try:
