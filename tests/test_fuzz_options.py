@@ -7,19 +7,15 @@ exit 0, or exit 2 and exactly one line starting 'error:'; never a traceback, nev
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
-import signal
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 import typer.main
+from test_fuzz import run as fuzz_run
 
-from ledgerbuild import catalog
-from ledgerbuild.cli import app, main
+from ledgerbuild.cli import app
 
 TMP = Path(tempfile.mkdtemp(prefix="ledgerbuild-fuzz-options-"))
 (TMP / "t.txt").write_text("hello world")
@@ -84,14 +80,6 @@ NOT_A_NUMBER |= {"/dev/zero", "1/0", "+inf", "0x10", "1e309", "١٠٠", " ", "\n
 REFUSED_EARLY = {"", "/dev/null/x", "/dev/zero", "x" * 300, "9" * 400}  # refused or tiny
 
 
-class Hang(Exception):
-    pass
-
-
-def _alarm(signum, frame):
-    raise Hang()
-
-
 def leaf_commands(group=None, path=()) -> list:
     group = group or typer.main.get_command(app)
     out = []
@@ -124,25 +112,13 @@ CASES = cases()
 
 
 def run(args: list[str]) -> tuple[int, str]:
-    err, old = io.StringIO(), signal.signal(signal.SIGALRM, _alarm)
-    argv, here = sys.argv, os.getcwd()
-    sys.argv = ["ledgerbuild", *args]
+    """test_fuzz's in-process run (exit code, stderr; a hang alarm), from the scratch folder."""
+    here = os.getcwd()
     os.chdir(TMP)
-    signal.alarm(20)
     try:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-            main()
-        code = 0
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else 0
+        return fuzz_run(*args)
     finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
-        sys.argv = argv
         os.chdir(here)
-        catalog.gpus.cache_clear()
-        catalog.table.cache_clear()
-    return code, err.getvalue()
 
 
 def test_the_table_covers_every_command_and_enough_cases():
