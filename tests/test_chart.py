@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from ledgerbuild.evaluate import Evaluator
-from ledgerbuild.writers.chart import Axis, Chart, Panel, Series, text_width
-from ledgerbuild.writers.chart_files import to_pdf, to_svg
-from ledgerbuild.writers.plots import CONTEXTS, figure_data, model_chart
+from ledgerbuild.writers.docs.chart import Axis, Chart, Panel, Series, text_width
+from ledgerbuild.writers.docs.chart_files import to_pdf, to_svg
+from ledgerbuild.writers.docs.plots import CONTEXTS, figure_data, model_chart
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -69,7 +69,7 @@ def test_ticks_are_the_ones_matplotlib_drew(llama):
         2: (["1", "10", "100"], matplotlib_serving_ticks(chart.panels[2])[0]),
         3: (["0", "10", "20", "30", "40", "50", "60"], ["10", "100", "1K", "10K", "100K", "1M"]),
     }
-    from ledgerbuild.writers.chart import si
+    from ledgerbuild.writers.docs.chart import si
 
     for i, (xticks, yticks) in expected.items():
         panel = chart.panels[i]
@@ -90,7 +90,7 @@ def matplotlib_serving_ticks(panel):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ledgerbuild.writers.chart import si
+    from ledgerbuild.writers.docs.chart import si
 
     fig, axes = plt.subplots(1, 4, figsize=(17, 3.6))
     fig.subplots_adjust(left=0.05, right=0.97, bottom=0.16, top=0.86, wspace=0.45)

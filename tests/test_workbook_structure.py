@@ -13,7 +13,7 @@ from openpyxl.worksheet.formula import ArrayFormula
 from ledgerbuild import catalog
 from ledgerbuild.evaluate import Evaluator
 from ledgerbuild.writers.xlsx import build_workbook, save_atomically
-from ledgerbuild.writers.xlsx_models import guard_text
+from ledgerbuild.writers.xlsx.models import guard_text
 
 CELL_LIKE = re.compile(r"^([A-Za-z]{1,3}\d+|[RrCc]\d*|[Rr]\d*[Cc]\d*)$")
 
@@ -259,7 +259,7 @@ def test_notes_are_the_parts_xlsxwriter_writes(tmp_path):
 
     import xlsxwriter
 
-    from ledgerbuild.writers import xlsx_notes
+    from ledgerbuild.writers.xlsx import notes as xlsx_notes
 
     widths, heights = {1: 34, 2: 24, 3: 12, 4: 60}, {3: 41, 7: 28}
     notes = [(1, 1, "top & <left>"), (3, 2, " padded "), (7, 2, "tab\there\x01"), (8, 4, "x" * 300)]
@@ -279,7 +279,7 @@ def test_notes_are_the_parts_xlsxwriter_writes(tmp_path):
 
 
 def test_a_row_written_after_it_was_flushed_is_refused():
-    from ledgerbuild.writers.xlsx_book import Book
+    from ledgerbuild.writers.xlsx.book import Book
 
     book = Book()
     sheet = book.create_sheet("S")
@@ -293,7 +293,7 @@ def test_a_row_written_after_it_was_flushed_is_refused():
 def test_the_workers_build_the_same_workbook(tmp_path, monkeypatch):
     """The per-model jobs in two forked workers (as from 48 models) give the workbook the
     in-process build gives: every cell's formula, value, cached value, style and note."""
-    from ledgerbuild.writers import xlsx_workers
+    from ledgerbuild.writers.xlsx import workers as xlsx_workers
 
     monkeypatch.setattr(xlsx_workers, "PARALLEL_FROM", 1)
     models = "llama-3-8b,deepseek-v3,qwen2-vl-7b,gpt-oss-20b"

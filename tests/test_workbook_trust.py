@@ -13,7 +13,7 @@ import pytest
 from openpyxl.worksheet.formula import ArrayFormula
 
 from ledgerbuild.writers.xlsx import build_workbook, save_atomically
-from ledgerbuild.writers.xlsx_layout import FORMULA_FILL, HEADER_FILL, INPUT_FILL, LOOKUP_FILL
+from ledgerbuild.writers.xlsx.layout import FORMULA_FILL, HEADER_FILL, INPUT_FILL, LOOKUP_FILL
 
 MODELS, GPUS = "llama-3-8b,llama-3-70b,deepseek-v3", "h100-sxm,h200-sxm,mi300x,l4"
 

@@ -123,7 +123,7 @@ def frontier(
     sets = _target_sets(set_, None, None, ttft, tpot)
     result = frontier_points(model, gpu, sets)
     if output is not None:
-        from ..writers.frontier_chart import save_frontier
+        from ..writers.docs.frontier_chart import save_frontier
 
         save_frontier(result, output)
     if json_:

@@ -20,8 +20,8 @@ import numpy as np
 from ..calibration import METRICS, Prepared, errors
 from ..files import write_text
 from ..measurements import Measurement
-from .chart import COLORS, GREY, Chart, Panel, Series
-from .chart_files import to_svg
+from .docs.chart import COLORS, GREY, Chart, Panel, Series
+from .docs.chart_files import to_svg
 
 BLACKWELL = ("b200", "gb200", "rtx-pro-6000")
 UNITS = {

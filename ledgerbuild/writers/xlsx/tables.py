@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import datetime
 
-from .. import __version__, catalog
-from ..ledger import Input, Ledger
-from ..printed import Printed
-from ..rules import time_model_text, to_plain
-from ..units import value_format
-from .xlsx_book import Table, column_letter, coordinate
-from .xlsx_layout import (
+from ... import __version__, catalog
+from ...ledger import Input, Ledger
+from ...printed import Printed
+from ...rules import time_model_text, to_plain
+from ...units import value_format
+from .book import Table, column_letter, coordinate
+from .layout import (
     COLOUR_KEY,
     CONSTANT_FILL,
     EDITABLE,

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..ledger import Ledger
-from ..numeric import NumericResult as Result
-from ..printed import excel_of
-from ..rules import to_plain
-from ..units import excel_format
-from .xlsx_layout import (
+from ...ledger import Ledger
+from ...numeric import NumericResult as Result
+from ...printed import excel_of
+from ...rules import to_plain
+from ...units import excel_format
+from .layout import (
     EDITABLE,
     FORMULA_FILL,
     INPUT_FILL,

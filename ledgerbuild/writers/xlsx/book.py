@@ -27,8 +27,8 @@ from typing import Any
 
 from xlsxwriter.utility import xl_cell_to_rowcol, xl_col_to_name, xl_rowcol_to_cell
 
-from ..files import ScratchFolder
-from . import xlsx_notes
+from ...files import ScratchFolder
+from . import notes as xlsx_notes
 
 NO_VALUE = object()  # a formula whose cached value is not known yet
 
@@ -195,7 +195,7 @@ class Book:
     def __init__(self) -> None:
         self.worksheets: list[Sheet] = []
         self.names: dict[str, str] = {}  # workbook-scoped defined names -> reference
-        from .xlsx_package import LedgerWorkbook  # it saves a Book: imported when one exists
+        from .package import LedgerWorkbook  # it saves a Book: imported when one exists
 
         self.xw = LedgerWorkbook(
             None,
@@ -287,7 +287,7 @@ class Book:
         self.frozen = True
 
     def save(self, path: str) -> None:
-        from .xlsx_package import save
+        from .package import save
 
         try:
             save(self, path)

@@ -12,22 +12,22 @@ import os
 import sys
 from pathlib import Path
 
-from .. import catalog
-from ..errors import LedgerError
-from ..files import atomic_save
-from ..numeric import NumericEvaluator
-from ..printed import printed_ledger
-from .selection import progress_bar, select
-from .xlsx_book import Book
-from .xlsx_checks import write_checks
-from .xlsx_compare import COMPARE, compare_calc_sheet, write_compare, write_sweeps
-from .xlsx_frontier import write_frontier
-from .xlsx_layout import check_cell
-from .xlsx_models import Cell, write_models_table
-from .xlsx_scenarios import RESULTS, write_scenario_choices, write_scenarios
-from .xlsx_tables import TABLE_SHEETS, write_about, write_inputs, write_table
-from .xlsx_views import SUMMARY, names_in, sheet_titles, write_summary
-from .xlsx_workers import Cacher, Job, run
+from ... import catalog
+from ...errors import LedgerError
+from ...files import atomic_save
+from ...numeric import NumericEvaluator
+from ...printed import printed_ledger
+from ..selection import progress_bar, select
+from .book import Book
+from .checks import write_checks
+from .compare import COMPARE, compare_calc_sheet, write_compare, write_sweeps
+from .frontier import write_frontier
+from .layout import check_cell
+from .models import Cell, write_models_table
+from .scenarios import RESULTS, write_scenario_choices, write_scenarios
+from .tables import TABLE_SHEETS, write_about, write_inputs, write_table
+from .views import SUMMARY, names_in, sheet_titles, write_summary
+from .workers import Cacher, Job, run
 
 
 def check_output(path: Path) -> None:

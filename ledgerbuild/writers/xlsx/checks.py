@@ -10,8 +10,8 @@ range inside ISNUMBER/ISERROR outside an array as one intersected cell.
 
 from __future__ import annotations
 
-from .xlsx_book import Book, Sheet
-from .xlsx_layout import (
+from .book import Book, Sheet
+from .layout import (
     CHECK_OK,
     ERROR_FILL,
     FORMULA_FILL,

@@ -6,13 +6,13 @@ sheet; the others are starting points to edit. Workings on ScenariosCalc (xlsx_c
 
 from __future__ import annotations
 
-from .. import catalog
-from ..ledger import Ledger
-from ..numeric import NumericResult as Result
-from ..rules import to_plain
-from .xlsx_book import column_index, column_letter, coordinate
-from .xlsx_calc import FIRST_COL, Variation
-from .xlsx_layout import (
+from ... import catalog
+from ...ledger import Ledger
+from ...numeric import NumericResult as Result
+from ...rules import to_plain
+from .book import column_index, column_letter, coordinate
+from .calc import FIRST_COL, Variation
+from .layout import (
     INPUT_FILL,
     TITLE_FONT,
     WRAP,
@@ -22,9 +22,9 @@ from .xlsx_layout import (
     text,
     widths,
 )
-from .xlsx_models import Cell
-from .xlsx_tables import add_dropdown
-from .xlsx_views import view_cell, view_label
+from .models import Cell
+from .tables import add_dropdown
+from .views import view_cell, view_label
 
 CHOICES = [
     "gpu",

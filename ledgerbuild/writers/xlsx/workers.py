@@ -23,14 +23,14 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-from ..ledger import Input, Ledger
-from ..numeric import Form, NumericEvaluator
-from ..numeric import NumericResult as Result
-from ..printed import excel_of
-from ..units import excel_format
-from .xlsx_book import Book, Sheet, row_col
-from .xlsx_compare import write_compare_calc
-from .xlsx_layout import (
+from ...ledger import Input, Ledger
+from ...numeric import Form, NumericEvaluator
+from ...numeric import NumericResult as Result
+from ...printed import excel_of
+from ...units import excel_format
+from .book import Book, Sheet, row_col
+from .compare import write_compare_calc
+from .layout import (
     FORMULA_FILL,
     HEADER_FILL,
     HEADER_FONT,
@@ -42,9 +42,9 @@ from .xlsx_layout import (
     check_cell,
     merged_style,
 )
-from .xlsx_models import BODY_TEXTS, Cell, guard_text, write_model_body, write_model_head
-from .xlsx_scenarios import write_scenarios_calc
-from .xlsx_stamp import BlockStamper, Stamp
+from .models import BODY_TEXTS, Cell, guard_text, write_model_body, write_model_head
+from .scenarios import write_scenarios_calc
+from .stamp import BlockStamper, Stamp
 
 PARALLEL_FROM = 8  # models; below this the workers' start-up costs more than they save (32: 1.36 -> 1.22 s)
 

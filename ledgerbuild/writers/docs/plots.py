@@ -12,10 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..files import atomic_save
-from ..numeric import NumericResult as Result
-from ..rope import wavelengths
-from ..rules import to_plain
+from ...files import atomic_save
+from ...numeric import NumericResult as Result
+from ...rope import wavelengths
+from ...rules import to_plain
 from .chart import COLORS, Chart, Panel, Series, layout
 from .chart_files import to_pdf, to_svg
 
@@ -38,7 +38,7 @@ def caption(result: Result) -> str:
 def figure_data(result: Result, sets: dict, model_ref: str | None = None) -> dict:
     """The figure's numbers; `model_ref` is what the result was evaluated from (an id, a model
     YAML or a config.json: the sweeps read the same model), the catalog id by default."""
-    from ..sweeps import sweep
+    from ...sweeps import sweep
 
     one = ([model_ref or result.model_id], [result.keys["gpu"]])
     data: dict[str, Any] = {
@@ -138,7 +138,7 @@ def vision_figure(
     """One figure for every vision-language model among `results`: image tokens and image KV
     against the side of a square image (the ledger's image_tokens and image_kv_bytes, swept
     over image_height x image_width and read on the diagonal); `model_refs` as in figure_data."""
-    from ..sweeps import sweep
+    from ...sweeps import sweep
 
     grid = {"image_height": SIDES, "image_width": SIDES}
     square = [i * (len(SIDES) + 1) for i in range(len(SIDES))]  # diagonal of the side x side grid

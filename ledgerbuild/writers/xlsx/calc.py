@@ -15,16 +15,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..ledger import Ledger
-from ..numeric import NumericResult as Result
-from ..printed import Printed, excel_of
-from ..printers.template import NameTemplate
-from ..rules import to_plain
-from ..units import excel_format
-from .xlsx_book import column_letter
-from .xlsx_layout import FORMULA_FILL, LOOKUP_FILL, merged_style, quote
-from .xlsx_models import Cell
-from .xlsx_tables import lookup_formula
+from ...ledger import Ledger
+from ...numeric import NumericResult as Result
+from ...printed import Printed, excel_of
+from ...printers.template import NameTemplate
+from ...rules import to_plain
+from ...units import excel_format
+from .book import column_letter
+from .layout import FORMULA_FILL, LOOKUP_FILL, merged_style, quote
+from .models import Cell
+from .tables import lookup_formula
 
 FIRST_COL = 4  # columns A-C: model, step, unit
 

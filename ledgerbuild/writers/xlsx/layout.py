@@ -11,7 +11,7 @@ import datetime
 import re
 from collections.abc import Mapping
 
-from .xlsx_book import Book, Sheet, XCell, column_letter, coordinate
+from .book import Book, Sheet, XCell, column_letter, coordinate
 
 # One colour convention (FAST-style), stated on the Inputs sheet (COLOUR_KEY): sheets are
 # protected without a password; the cells a reader may type in are the unlocked ones

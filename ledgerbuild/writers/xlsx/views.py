@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..ledger import Ledger
-from ..numeric import NumericResult as Result
-from ..rules import to_plain
-from ..units import SUMMARY_FORMATS, VIEW_LABELS, excel_format
-from .xlsx_book import coordinate
-from .xlsx_layout import (
+from ...ledger import Ledger
+from ...numeric import NumericResult as Result
+from ...rules import to_plain
+from ...units import SUMMARY_FORMATS, VIEW_LABELS, excel_format
+from .book import coordinate
+from .layout import (
     FORMULA_FILL,
     RIGHT,
     SECTION_FONT,
@@ -24,7 +24,7 @@ from .xlsx_layout import (
     text,
     widths,
 )
-from .xlsx_models import Cell, guard_text
+from .models import Cell, guard_text
 
 # quantities that mean something even for a model that does not fit (no "does not fit" guard)
 UNGUARDED = (

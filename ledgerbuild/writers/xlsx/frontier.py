@@ -12,13 +12,13 @@ chart's series cover the rows within the engine's limit at that scenario.
 
 from __future__ import annotations
 
-from ..ledger import Ledger
-from ..numeric import NumericResult as Result
-from ..planning import POINT, candidate_labels, fitting_layouts, mark_pareto
-from ..units import excel_format
-from .xlsx_book import Chart, column_letter, coordinate
-from .xlsx_calc import FIRST_COL, Variation, write_block
-from .xlsx_layout import (
+from ...ledger import Ledger
+from ...numeric import NumericResult as Result
+from ...planning import POINT, candidate_labels, fitting_layouts, mark_pareto
+from ...units import excel_format
+from .book import Chart, column_letter, coordinate
+from .calc import FIRST_COL, Variation, write_block
+from .layout import (
     FORMULA_FILL,
     INPUT_FILL,
     SECTION_FONT,
@@ -29,7 +29,7 @@ from .xlsx_layout import (
     text,
     widths,
 )
-from .xlsx_models import Cell
+from .models import Cell
 
 GPU_ROW, TP_ROW, HEAD = 3, 4, 4  # FrontierCalc's binding rows; Frontier's header row
 FLAG = '"yes";"yes";"no"'

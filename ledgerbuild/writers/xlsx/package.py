@@ -23,7 +23,7 @@ import xlsxwriter.workbook
 from xlsxwriter.packager import Packager
 from xlsxwriter.worksheet import Worksheet
 
-from .xlsx_book import Book, Chart, Segment, Sheet, escape_markup
+from .book import Book, Chart, Segment, Sheet, escape_markup
 
 _STREAM = b"\x00stream:"  # a part's text says where a streamed piece goes: _STREAM + n + b"\x00"
 _PIECES: list[list[Segment]] = []  # the pieces of the save in progress

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..ledger import Ledger
-from ..numeric import NumericResult as Result
-from ..units import excel_format
-from .xlsx_book import Chart, column_letter, coordinate
-from .xlsx_calc import FIRST_COL, Variation, write_block
-from .xlsx_layout import FORMULA_FILL, INPUT_FILL, TITLE_FONT, header, print_setup, put, quote, text, widths
-from .xlsx_models import Cell
-from .xlsx_views import view_cell, view_label
+from ...ledger import Ledger
+from ...numeric import NumericResult as Result
+from ...units import excel_format
+from .book import Chart, column_letter, coordinate
+from .calc import FIRST_COL, Variation, write_block
+from .layout import FORMULA_FILL, INPUT_FILL, TITLE_FONT, header, print_setup, put, quote, text, widths
+from .models import Cell
+from .views import view_cell, view_label
 
 COMPARE = [
     "gpu_count",

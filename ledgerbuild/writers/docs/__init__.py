@@ -21,12 +21,12 @@ from pathlib import Path
 import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 
-from .. import catalog
-from ..errors import LedgerError, close_matches, one_line
-from ..files import move_into, quiet_worker, read_input, staging_folder, write_text
-from ..numeric import NumericEvaluator, NumericResult, numeric_ledger
-from ..printed import latex_of
-from ..printers.latex import (
+from ... import catalog
+from ...errors import LedgerError, close_matches, one_line
+from ...files import move_into, quiet_worker, read_input, staging_folder, write_text
+from ...numeric import NumericEvaluator, NumericResult, numeric_ledger
+from ...printed import latex_of
+from ...printers.latex import (
     formula_tex,
     structural_zeros,
     substituted_tex,
@@ -35,12 +35,12 @@ from ..printers.latex import (
     tex_number,
     unit_tex,
 )
-from ..printers.latex_lines import aligned_rows, display_blocks
-from ..rules import gpu_count_text, time_model_text, to_plain
-from ..units import human
+from ...printers.latex_lines import aligned_rows, display_blocks
+from ...rules import gpu_count_text, time_model_text, to_plain
+from ...units import human
 from .plots import VISION_CAPTION, figure_files, model_figure, vision_figure
 from .plots import caption as plot_caption
-from .selection import progress_bar, select
+from ..selection import progress_bar, select
 
 TEMPLATES = {
     "md": ["model.md.j2", "quantity.md.j2", "index.md.j2"],

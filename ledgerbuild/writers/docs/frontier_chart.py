@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import LedgerError
-from ..files import atomic_save
+from ...errors import LedgerError
+from ...files import atomic_save
 from .chart import COLORS, Chart, Panel, Series, layout
 from .chart_files import to_pdf, to_svg
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from . import xlsx_notes
-from .xlsx_book import (
+from . import notes as xlsx_notes
+from .book import (
     Book,
     Sheet,
     column_letter,
@@ -27,10 +27,10 @@ from .xlsx_book import (
     row_col,
     value_parts,
 )
-from .xlsx_calc import FIRST_COL, ROW_MARK, TITLE_MARK, BlockPlan, plan_block
-from .xlsx_layout import quote
-from .xlsx_models import Cell, guard_text
-from .xlsx_notes import inline
+from .calc import FIRST_COL, ROW_MARK, TITLE_MARK, BlockPlan, plan_block
+from .layout import quote
+from .models import Cell, guard_text
+from .notes import inline
 
 _HOLE = None  # where a value goes, in the rendered parts
 
