@@ -29,8 +29,9 @@ from pydantic import (
 from typing_extensions import NotRequired, TypedDict
 
 from . import catalog_snapshot
+from .config_values import count
 from .errors import LedgerError, close_matches
-from .families import count, ledger_fields
+from .families import ledger_fields
 from .families_vision import vlm_family
 from .files import read_input
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .config_values import count, flag, number, shown
 from .errors import LedgerError
+from .families_vision import split_vlm
 
 
 @dataclass(frozen=True)
@@ -172,51 +174,6 @@ def family_of(config: dict) -> tuple[str, Family]:
     return mt, FAMILIES[mt]
 
 
-MAX_COUNT = 2**53  # larger counts are not exact in a double (Excel) and are no model's
-
-
-def count(config: dict, key: str, default: int | None = None, lo: int = 0) -> int:
-    """A count from the config: a whole number (not a bool, a string or a float), lo..2^53."""
-    value = config.get(key)
-    if value is None:
-        if default is None:
-            raise LedgerError(f"field {key}: missing")
-        return default
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise LedgerError(f"field {key}: must be a whole number, got {_shown(value)}")
-    if not lo <= value <= MAX_COUNT:
-        raise LedgerError(f"field {key}: must be in {lo}..2^53, got {_shown(value)}")
-    return value
-
-
-def flag(config: dict, key: str) -> int:
-    """A yes/no field: true, false (or 1, 0); absent is false."""
-    value = config.get(key, False)
-    if value is None:
-        return 0
-    if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
-        return int(value)
-    raise LedgerError(f"field {key}: must be true or false, got {_shown(value)}")
-
-
-def number(config: dict, key: str, default: float, lo: float = 0) -> float:
-    """A real number from the config: an int or a finite float (not a bool or a string), >= lo."""
-    value = config.get(key)
-    if value is None:
-        return default
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or value != value
-        or value in (float("inf"), float("-inf"))
-        or abs(value) > 1e30
-    ):
-        raise LedgerError(f"field {key}: must be a number, got {_shown(value)}")
-    if value < lo:
-        raise LedgerError(f"field {key}: must be >= {lo}, got {_shown(value)}")
-    return value
-
-
 ROPE_TYPES = {"default": 0, "linear": 1, "dynamic": 2, "yarn": 3, "llama3": 4}
 # HF rope types read as plain RoPE: mrope (Qwen2-VL; transformers renames it "default") and
 # longrope (not modelled, the stated shortcut); any other type is refused
@@ -228,7 +185,7 @@ def _rope_type(scaling: dict) -> int:
     code = {**ROPE_TYPES, **ROPE_AS_DEFAULT}.get(kind) if isinstance(kind, str) else None
     if code is None:
         known = ", ".join([*ROPE_TYPES, *ROPE_AS_DEFAULT])
-        raise LedgerError(f"field rope_scaling.rope_type: {_shown(kind)} is not a known type ({known})")
+        raise LedgerError(f"field rope_scaling.rope_type: {shown(kind)} is not a known type ({known})")
     return code
 
 
@@ -259,11 +216,6 @@ def rope_fields(config: dict, mla: bool) -> dict:
         "rope_truncate": int(scaling.get("truncate", True) is not False),
     }
     return rope
-
-
-def _shown(value) -> str:
-    text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else "a huge number"
-    return f"{text[:40]} ({type(value).__name__})"
 
 
 def _trait(config: dict, spec) -> int:
@@ -399,8 +351,6 @@ def _with_stand_ins(config: dict, family: Family) -> dict:
 def ledger_fields(config: dict, layer_counts: dict | None = None, preprocessor: dict | None = None) -> dict:
     """The ledger's model inputs for an HF config (a VLM's: its language part plus its
     vision fields), every value type-checked (raises LedgerError naming the field)."""
-    from .families_vision import split_vlm  # imports this module's getters
-
     config, vision = split_vlm(config, preprocessor)
     return {**_text_fields(config, layer_counts), **vision}
 

@@ -20,8 +20,8 @@ counts as an image (and is resized within the images' 16,384 patches, not the vi
 
 from __future__ import annotations
 
+from .config_values import count
 from .errors import LedgerError
-from .families import count
 
 # Qwen2VLImageProcessor defaults (transformers image_processing_qwen2_vl.py), also Qwen3.5's class
 QWEN_PIXELS = {"min_pixels": 56 * 56, "max_pixels": 28 * 28 * 1280}

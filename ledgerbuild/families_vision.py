@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .config_values import count, flag, number
 from .errors import LedgerError
-from .families import count, flag, number
 from .families_towers import TOWERS
 
 MLP, MERGE, POOL, CROSS, AUDIO, VQ = 1, 2, 3, 4, 5, 6

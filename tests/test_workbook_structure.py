@@ -279,9 +279,9 @@ def test_notes_are_the_parts_xlsxwriter_writes(tmp_path):
 
 
 def test_a_row_written_after_it_was_flushed_is_refused():
-    from ledgerbuild.writers.xlsx.book import Book
+    from ledgerbuild.writers.xlsx.package import new_book
 
-    book = Book()
+    book = new_book()
     sheet = book.create_sheet("S")
     sheet.set(5, 1, "x", "s", {})
     sheet.flush(book)

@@ -8,6 +8,7 @@ interrupted run leaves the previous workbook intact.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from pathlib import Path
@@ -24,6 +25,7 @@ from .compare import COMPARE, compare_calc_sheet, write_compare, write_sweeps
 from .frontier import write_frontier
 from .layout import check_cell
 from .models import Cell, write_models_table
+from .package import new_book, save
 from .scenarios import RESULTS, write_scenario_choices, write_scenarios
 from .tables import TABLE_SHEETS, write_about, write_inputs, write_table
 from .views import SUMMARY, names_in, sheet_titles, write_summary
@@ -71,7 +73,7 @@ def build_workbook(
         raise LedgerError(
             f"--sweep-model {sweep_id!r} is not among the selected models; valid: {', '.join(by_id)}"
         )
-    wb = Book()
+    wb = new_book()
     cells: list[Cell] = []
     write_about(wb, model_ids, results[0])
     write_inputs(wb, ledger, results[0], set(evaluator.sets))
@@ -190,7 +192,7 @@ VIEW_QUANTITIES = frozenset(SUMMARY + COMPARE + RESULTS + ["max_concurrency", "o
 
 
 def save_atomically(wb, path: Path) -> None:
-    atomic_save(path, wb.save)
+    atomic_save(path, functools.partial(save, wb))
 
 
 def write_workbook(

@@ -1,4 +1,4 @@
-"""An in-memory workbook the sheet writers fill, saved through XlsxWriter (xlsx_package.py).
+"""An in-memory workbook the sheet writers fill, saved through XlsxWriter (package.py).
 
 Scope: cells (number, text or formula with its cached value), cell notes, styles as XlsxWriter
 format properties, widths and heights, frozen panes, defined names (workbook or sheet scope),
@@ -192,20 +192,12 @@ Segment = tuple[str, int, int]  # (scratch file, byte offset, byte length)
 
 
 class Book:
-    def __init__(self) -> None:
+    """The workbook in memory; made by package.new_book() on the XlsxWriter workbook that saves it."""
+
+    def __init__(self, xw: Any) -> None:
         self.worksheets: list[Sheet] = []
         self.names: dict[str, str] = {}  # workbook-scoped defined names -> reference
-        from .package import LedgerWorkbook  # it saves a Book: imported when one exists
-
-        self.xw = LedgerWorkbook(
-            None,
-            {
-                "strings_to_numbers": False,
-                "strings_to_formulas": False,
-                "strings_to_urls": False,
-                "in_memory": True,
-            },
-        )
+        self.xw = xw  # its styles and shared strings; package.py saves through it
         self.frozen = False  # a worker: styles and shared strings are the parent's, read-only
         self._formats: dict[tuple, Any] = {}
         self._style_ids: dict[int, tuple[int, dict]] = {}  # id(style dict) -> (xf index, the dict)
@@ -286,14 +278,10 @@ class Book:
     def freeze(self) -> None:
         self.frozen = True
 
-    def save(self, path: str) -> None:
-        from .package import save
-
-        try:
-            save(self, path)
-        finally:
-            self.scratch_done()
-            self._scratch.cleanup()
+    def cleanup(self) -> None:
+        """After the save: this process's scratch file closed, the scratch folder removed."""
+        self.scratch_done()
+        self._scratch.cleanup()
 
 
 def coordinate(row: int, col: int) -> str:

@@ -134,8 +134,22 @@ class LedgerWorkbook(xlsxwriter.Workbook):
         self.fh.write("".join(out))
 
 
+def new_book() -> Book:
+    """An empty Book on the XlsxWriter workbook that will save it (nothing converted on write)."""
+    options = {"strings_to_numbers": False, "strings_to_formulas": False, "strings_to_urls": False}
+    return Book(LedgerWorkbook(None, {**options, "in_memory": True}))
+
+
 def save(book: Book, path: str) -> None:
-    """Write the book as .xlsx; a formula without a cached value is a bug and refused."""
+    """Write the book as .xlsx; a formula without a cached value is a bug and refused. The
+    book's scratch files are removed whether or not the save succeeds."""
+    try:
+        _save(book, path)
+    finally:
+        book.cleanup()
+
+
+def _save(book: Book, path: str) -> None:
     wb = book.xw
     wb.filename = path
     sheets = [wb.add_worksheet(s.title, worksheet_class=SheetData) for s in book.worksheets]
