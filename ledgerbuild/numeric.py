@@ -57,8 +57,9 @@ def _digest() -> str:
         h.update((package / name).read_bytes())
     spec = importlib.util.find_spec("ledgerbuild.formulas")  # found, not run (its import is sympy)
     assert spec is not None and spec.submodule_search_locations
-    for entry in sorted(Path(spec.submodule_search_locations[0]).glob("*.py")):
-        h.update(entry.name.encode() + entry.read_bytes())
+    root = Path(spec.submodule_search_locations[0])
+    for entry in sorted(root.rglob("*.py")):  # formulas/inputs/ is a package of its own
+        h.update(entry.relative_to(root).as_posix().encode() + entry.read_bytes())
     return h.hexdigest()[:20]
 
 

@@ -1,0 +1,250 @@
+"""Inputs: scenario settings: the catalog keys (GPU, formats, workload, engine, time model), the
+parallelism and precision settings, the workload's token counts and speculative decoding.
+
+Declared in this order (the workbook's Inputs sheet follows it); inputs/__init__.py imports
+the parts in order.
+"""
+
+import sympy as sp
+
+from ledgerbuild.ledger import key_input, lookup_input, scenario_input
+
+from ..sources import DEEPSEEK_V3, LECTURE, LEVIATHAN
+
+# --- scenario ----------------------------------------------------------------------------
+key_input(
+    "gpu", "GPU model (row of the GPU table)", table="gpus", default="h100-sxm", source=LECTURE + " §6 (H100)"
+)
+key_input(
+    "weight_dtype",
+    "Precision the weights are stored in",
+    table="dtypes",
+    default="bf16",
+    source=LECTURE + " §6",
+)
+key_input("kv_dtype", "Precision of the KV cache", table="dtypes", default="bf16", source=LECTURE + " §5.1")
+WEIGHT = sp.Symbol("weight_dtype")  # a key whose default follows weight_dtype
+key_input(
+    "embedding_dtype",
+    "Precision of the token embedding (default: weight_dtype)",
+    table="dtypes",
+    default=WEIGHT,
+    source="per-part precision (e.g. INT4 with BF16 embedding)",
+)
+key_input(
+    "lm_head_dtype",
+    "Precision of lm_head (default: weight_dtype)",
+    table="dtypes",
+    default=WEIGHT,
+    source="per-part precision",
+)
+key_input(
+    "expert_dtype",
+    "Precision of the routed experts of MoE layers (default: weight_dtype)",
+    table="dtypes",
+    default=WEIGHT,
+    source="gpt-oss model card (MXFP4 experts, BF16 rest)",
+)
+key_input(
+    "training_recipe",
+    "Bytes kept per trained parameter (weights, gradients, master, optimizer)",
+    table="training_recipes",
+    default="mixed-adamw",
+    source="ZeRO §3.1; DeepSeek-V3 §3.3.3",
+)
+key_input(
+    "workload",
+    "Workload (prompt and output tokens)",
+    table="workloads",
+    default="chat",
+    source=LECTURE + " §6.3",
+)
+key_input(
+    "time_model",
+    "How compute, memory and link time combine (calibrated: fitted per GPU "
+    "to measured throughput; roofline: the floor)",
+    table="time_models",
+    default="calibrated",
+    source=LECTURE + " §6.2; measurements/",
+)
+key_input(
+    "serving_engine",
+    "Serving engine: how the KV pool is sized, batch and token caps",
+    table="engines",
+    default="vllm",
+    source="engine table (scenarios/engines.yaml)",
+)
+
+gpu_count_setting = scenario_input(
+    "gpu_count_setting",
+    "GPUs",
+    "Tensor-parallel GPUs: 0 (default) = auto, the smallest of 1, 2, "
+    "4, 8 on which the weights and one request's KV fit",
+    default=0,
+    lo=0,
+    integer=True,
+    source=LECTURE + " §6.1",
+)
+pipeline_parallel = scenario_input(
+    "pipeline_parallel",
+    "stages",
+    "Pipeline-parallel stages (each of gpu_count GPUs)",
+    default=1,
+    lo=1,
+    integer=True,
+    source="Megatron-LM pipeline parallelism (Narayanan et al. 2021)",
+)
+activation_dtype_bytes = scenario_input(
+    "activation_dtype_bytes",
+    "bytes",
+    "Bytes per activation element sent between GPUs",
+    default=2,
+    lo=1,
+    source="BF16 activations",
+)
+default_price_per_gpu_hour = scenario_input(
+    "default_price_per_gpu_hour",
+    "USD/GPU-hour",
+    "Rental price for a GPU without a list price in the GPU table",
+    default=3,
+    lo=0,
+    source=LECTURE + " §6.3 (3 USD per GPU-hour)",
+)
+memory_gb_unit_bytes = scenario_input(
+    "memory_gb_unit_bytes",
+    "bytes/GB",
+    "0 (default): GPU memory as the driver reports it (memory_mib); otherwise bytes in one "
+    "marketed GB: 1e9 (the lecture's decimal reading) or 2^30",
+    default=0,
+    lo=0,
+    integer=True,
+    source=LECTURE + " §6.1 (8 x 80 GB x 0.9 = 576 GB); nvidia-smi",
+)
+logits_dtype_bytes = scenario_input(
+    "logits_dtype_bytes",
+    "bytes",
+    "Bytes per stored logit",
+    default=4,
+    lo=1,
+    source=LECTURE + " §6.1 (FP32 logits)",
+)
+attention_scores_dtype_bytes = scenario_input(
+    "attention_scores_dtype_bytes",
+    "bytes",
+    "Bytes per attention-score element an unfused kernel writes",
+    default=2,
+    lo=1,
+    source="BF16 scores",
+)
+expert_parallel = scenario_input(
+    "expert_parallel",
+    "replicas",
+    "Expert-parallel degree: data-parallel attention replicas of the gpu_count x pipeline "
+    "group, with the routed experts split across all their GPUs (1: no expert parallelism)",
+    default=1,
+    lo=1,
+    integer=True,
+    source=DEEPSEEK_V3 + " §3.4 (EP32 prefill, EP320 decode)",
+)
+concurrency = scenario_input(
+    "concurrency",
+    "requests",
+    "Requests in flight, as a benchmark client keeps them (maximum concurrency, no rate limit); "
+    "0 (default) = offline, every request queued at once",
+    default=0,
+    lo=0,
+    integer=True,
+    source="vLLM benchmarks/benchmark_serving.py --max-concurrency; SGLang bench_serving; "
+    "TensorRT-LLM trtllm-bench --concurrency",
+)
+count_embedding_read = scenario_input(
+    "count_embedding_read",
+    "0/1",
+    "1: a decode step reads the whole embedding table (lecture §6); 0: only lm_head (seeds/001)",
+    default=1,
+    lo=0,
+    hi=1,
+    integer=True,
+    source=LECTURE + " §6.3; seeds/001",
+)
+
+# lookups into the catalog tables
+prompt_tokens = lookup_input(
+    "prompt_tokens",
+    "tokens",
+    "Prompt length L_p",
+    key="workload",
+    column="prompt_tokens",
+    source=LECTURE + " §6.3",
+    tex=r"L_p",
+    lo=1,
+    integer=True,
+)
+output_tokens = lookup_input(
+    "output_tokens",
+    "tokens",
+    "Generated tokens per request",
+    key="workload",
+    column="output_tokens",
+    source=LECTURE + " §6.3",
+    integer=True,
+)
+input_token_price_ratio = lookup_input(
+    "input_token_price_ratio",
+    "ratio",
+    "Price of an input token relative to an output token "
+    "(0: only output tokens are priced, as the lecture does)",
+    key="workload",
+    column="input_token_price_ratio",
+    source="workload table (chat-api-priced: OpenAI API pricing)",
+)
+context_tokens = scenario_input(
+    "context_tokens",
+    "tokens",
+    "Context a decode step attends to (default: the mean context)",
+    default=prompt_tokens + output_tokens / 2,
+    lo=1,
+    source=LECTURE + " §6.3",
+    tex="S",
+)
+batch_size = scenario_input(
+    "batch_size",
+    "requests",
+    "Batch for the TPOT floor",
+    default=1,
+    lo=1,
+    integer=True,
+    source=LECTURE + " §6.2",
+    tex=r"B",
+)
+spec_acceptance = scenario_input(
+    "spec_acceptance",
+    "fraction",
+    "Speculative decoding: probability that the target accepts one draft token (alpha, i.i.d. per token)",
+    default=sp.Rational(4, 5),
+    lo=0,
+    hi=1,
+    hi_open=True,
+    source=LEVIATHAN,
+    tex=r"\alpha",
+)
+spec_draft_tokens = scenario_input(
+    "spec_draft_tokens",
+    "tokens",
+    "Speculative decoding: draft tokens proposed per round (gamma; at most 64, beyond any engine's)",
+    default=4,
+    lo=1,
+    hi=64,
+    integer=True,
+    source=LEVIATHAN,
+    tex=r"\gamma",
+)
+spec_draft_cost = scenario_input(
+    "spec_draft_cost",
+    "fraction",
+    "Speculative decoding: one draft step's time over one target decode step's (c)",
+    default=sp.Rational(1, 10),
+    lo=0,
+    source=LEVIATHAN,
+    tex=r"c",
+)
