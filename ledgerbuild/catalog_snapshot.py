@@ -5,8 +5,8 @@ text and the catalog classes are the same.
 Scope: the files of the package's catalog folders (models/, hardware/, scenarios/), which
 every command reads; a user's files are always parsed and validated. An entry is keyed by
 the table it fills and a hash of the file's text; the snapshot file by a hash of catalog.py
-(the classes and their validators), pydantic's version and Python's. Rebuilt entries are
-the validated ones' fields through `model_construct` (equal field for field:
+and catalog_entries.py (the classes and their validators), pydantic's version and Python's.
+Rebuilt entries are the validated ones' fields through `model_construct` (equal field for field:
 tests/test_catalog_snapshot.py checks every shipped file). Shortcuts: a file whose data
 marshal cannot hold is validated every time; the snapshot is written once, at exit, by the
 process that found it incomplete.
@@ -34,7 +34,8 @@ def _name() -> str:
     import pydantic
 
     h = hashlib.sha256(sys.version.encode() + pydantic.VERSION.encode())
-    h.update((Path(__file__).parent / "catalog.py").read_bytes())
+    for name in ("catalog.py", "catalog_entries.py"):  # the loader and the schema
+        h.update((Path(__file__).parent / name).read_bytes())
     return f"catalog_{h.hexdigest()[:20]}.marshal"
 
 

@@ -38,6 +38,7 @@ from ...printers.latex import (
 from ...printers.latex_lines import aligned_rows, display_blocks
 from ...rules import gpu_count_text, time_model_text, to_plain
 from ...units import human
+from .layer_tables import decode_cached, layer_rows, shape_rows
 from .plots import VISION_CAPTION, figure_files, model_figure, vision_figure
 from .plots import caption as plot_caption
 from ..selection import progress_bar, select
@@ -47,7 +48,6 @@ TEMPLATES = {
     "tex": ["model.tex.j2", "model-body.tex.j2", "quantity.tex.j2", "index.tex.j2"],
 }
 ALL_TEMPLATES = sorted({n for names in TEMPLATES.values() for n in names})
-STEPS = {"qkv": "QKV projection", "attention": "attention", "o_proj": "output projection", "mlp": "MLP"}
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]#!|$<>~])")  # no link without [ ], so ( ) stay
@@ -222,52 +222,6 @@ def scenario_text(result: NumericResult, per_model: bool = False) -> str:
         f"batch {v['batch_size']}, {to_plain(result.value('gpu_price_usd_per_hour')):g} USD per "
         "GPU-hour"
     )
-
-
-def shape_rows(result: NumericResult) -> list[dict]:
-    """formulas/shapes.py's tensors for the model, prefill and decode (B sequences, T new
-    tokens each, S tokens in the cache after the step)."""
-    v = result.inputs
-    prompt, batch = v["prompt_tokens"], v["batch_size"]
-    phases = {
-        "prefill": {**v, "B": batch, "T": prompt, "S": prompt},
-        "decode": {**v, "B": batch, "T": 1, "S": decode_cached(result)},
-    }
-    rows = []
-    for step, tensor, dims, when in numeric_ledger().SHAPES:
-        if when is None or when in result.tags:
-            shown = {p: "[" + ", ".join(f"{int(d):,}" for d in dims(s)) + "]" for p, s in phases.items()}
-            rows.append({"step": step, "tensor": tensor, **shown})
-    return rows
-
-
-def decode_cached(result: NumericResult) -> int:
-    """Tokens in the cache after a decode step: the context and the new token."""
-    return math.floor(result.inputs["context_tokens"]) + 1
-
-
-def layer_rows(result: NumericResult) -> list[dict]:
-    def h(name, unit):
-        return human(to_plain(result.values[name]), unit).split("  (")[0]
-
-    return [
-        {
-            "step": what,
-            "pf": h(f"layer_{s}_flops_prefill", "FLOP"),
-            "pb": h(f"layer_{s}_bytes_prefill", "bytes"),
-            "df": h(f"layer_{s}_flops_decode", "FLOP"),
-            "db": h(f"layer_{s}_bytes_decode", "bytes"),
-        }
-        for s, what in STEPS.items()
-    ] + [
-        {
-            "step": "total",
-            "pf": h("layer_flops_prefill", "FLOP"),
-            "pb": h("layer_bytes_prefill", "bytes"),
-            "df": h("layer_flops_decode", "FLOP"),
-            "db": h("layer_bytes_decode", "bytes"),
-        }
-    ]
 
 
 def model_context(inputs: dict, result: NumericResult, plots: list[str]) -> dict:
