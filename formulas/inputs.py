@@ -30,6 +30,14 @@ from .sources import (
     VLLM,
 )
 
+# --- bounds on the work (issue 30): an input that scales a run's time or the size of its numbers
+# stops at a stated limit (hi=), refused in one line when a --set value is read and kept by the
+# workbook's data validation; each limit is a guard well beyond any model or deployment, not a
+# physical claim. The longest trained context in models/ is 10,485,760 tokens (Llama 4 Scout).
+MAX_TOKENS = 10**8  # a prompt, an output, a context, a training sequence
+MAX_REQUESTS = 10**7  # a batch, a concurrency, an engine's batch limit
+MAX_GPUS = 10**5  # a GPU count
+
 # --- unit conversions, named (no formula hides a number; the workbook lists them on Inputs) -
 SI = "SI prefixes (BIPM SI Brochure, 9th ed., Table 7)"
 IEC = "IEC 80000-13 binary prefixes"
@@ -329,6 +337,7 @@ gpu_count_setting = scenario_input(
     "4, 8 on which the weights and one request's KV fit",
     default=0,
     lo=0,
+    hi=MAX_GPUS,
     integer=True,
     source=LECTURE + " §6.1",
 )
@@ -338,6 +347,7 @@ pipeline_parallel = scenario_input(
     "Pipeline-parallel stages (each of gpu_count GPUs)",
     default=1,
     lo=1,
+    hi=1024,
     integer=True,
     source="Megatron-LM pipeline parallelism (Narayanan et al. 2021)",
 )
@@ -347,6 +357,7 @@ activation_dtype_bytes = scenario_input(
     "Bytes per activation element sent between GPUs",
     default=2,
     lo=1,
+    hi=16,
     source="BF16 activations",
 )
 default_price_per_gpu_hour = scenario_input(
@@ -373,6 +384,7 @@ logits_dtype_bytes = scenario_input(
     "Bytes per stored logit",
     default=4,
     lo=1,
+    hi=16,
     source=LECTURE + " §6.1 (FP32 logits)",
 )
 attention_scores_dtype_bytes = scenario_input(
@@ -381,6 +393,7 @@ attention_scores_dtype_bytes = scenario_input(
     "Bytes per attention-score element an unfused kernel writes",
     default=2,
     lo=1,
+    hi=16,
     source="BF16 scores",
 )
 expert_parallel = scenario_input(
@@ -390,6 +403,7 @@ expert_parallel = scenario_input(
     "group, with the routed experts split across all their GPUs (1: no expert parallelism)",
     default=1,
     lo=1,
+    hi=4096,
     integer=True,
     source=DEEPSEEK_V3 + " §3.4 (EP32 prefill, EP320 decode)",
 )
@@ -400,6 +414,7 @@ concurrency = scenario_input(
     "0 (default) = offline, every request queued at once",
     default=0,
     lo=0,
+    hi=MAX_REQUESTS,
     integer=True,
     source="vLLM benchmarks/benchmark_serving.py --max-concurrency; SGLang bench_serving; "
     "TensorRT-LLM trtllm-bench --concurrency",
@@ -425,6 +440,7 @@ prompt_tokens = lookup_input(
     source=LECTURE + " §6.3",
     tex=r"L_p",
     lo=1,
+    hi=MAX_TOKENS,
     integer=True,
 )
 output_tokens = lookup_input(
@@ -433,6 +449,7 @@ output_tokens = lookup_input(
     "Generated tokens per request",
     key="workload",
     column="output_tokens",
+    hi=MAX_TOKENS,
     source=LECTURE + " §6.3",
     integer=True,
 )
@@ -451,6 +468,7 @@ context_tokens = scenario_input(
     "Context a decode step attends to (default: the mean context)",
     default=prompt_tokens + output_tokens / 2,
     lo=1,
+    hi=MAX_TOKENS,
     source=LECTURE + " §6.3",
     tex="S",
 )
@@ -460,6 +478,7 @@ batch_size = scenario_input(
     "Batch for the TPOT floor",
     default=1,
     lo=1,
+    hi=MAX_REQUESTS,
     integer=True,
     source=LECTURE + " §6.2",
     tex=r"B",
@@ -589,6 +608,7 @@ rope_factor = scenario_input(
     "RoPE scaling factor s (0: the model's own factor)",
     default=0,
     lo=0,
+    hi=10**5,
     source="seeds/001 §RoPE",
 )
 key_input(
@@ -765,6 +785,7 @@ kv_block_tokens = lookup_input(
     column="kv_block_tokens",
     source="engine table",
     lo=1,
+    hi=2**20,
     integer=True,
 )
 max_batch = lookup_input(
@@ -775,6 +796,7 @@ max_batch = lookup_input(
     column="max_batch",
     source=VLLM + "; engine table",
     lo=1,
+    hi=MAX_REQUESTS,
     integer=True,
 )
 max_num_tokens = lookup_input(
@@ -785,6 +807,7 @@ max_num_tokens = lookup_input(
     column="max_num_tokens",
     source="engine table",
     lo=1,
+    hi=10 * MAX_TOKENS,
     integer=True,
 )
 chunked_prefill = lookup_input(
@@ -926,6 +949,7 @@ train_seq_tokens = scenario_input(
     "Training sequence length s",
     default=4096,
     lo=1,
+    hi=MAX_TOKENS,
     integer=True,
     source=KORTHIKANTI,
     tex="s",
@@ -936,12 +960,21 @@ micro_batch = scenario_input(
     "Sequences per micro-batch b",
     default=1,
     lo=1,
+    hi=MAX_REQUESTS,
     integer=True,
     source=KORTHIKANTI,
     tex="b",
 )
 lora_rank = scenario_input(
-    "lora_rank", "rank", "LoRA rank r (0: no adapters)", default=16, lo=0, integer=True, source=LORA, tex="r"
+    "lora_rank",
+    "rank",
+    "LoRA rank r (0: no adapters)",
+    default=16,
+    lo=0,
+    hi=10**6,
+    integer=True,
+    source=LORA,
+    tex="r",
 )
 lora_attention = scenario_input(
     "lora_attention",
@@ -1080,6 +1113,7 @@ requests_per_day = scenario_input(
     "Requests the service answers in a day (mean traffic)",
     default=1000000,
     lo=1,
+    hi=10**12,
     source="illustrative (issue 28's planning question); set your own",
 )
 peak_to_mean_ratio = scenario_input(
@@ -1088,6 +1122,7 @@ peak_to_mean_ratio = scenario_input(
     "Request rate in the busiest hour over the day's mean rate (the plan is sized for the peak)",
     default=2,
     lo=1,
+    hi=10**4,
     source="illustrative: measure yours (the peak hour's requests x 24 / the day's requests)",
 )
 ttft_target_s = scenario_input(
