@@ -95,9 +95,23 @@ def gpu_count_setting(gpus: str | None) -> str | None:
         return None
     if gpus.strip().lower() == "auto":
         return "0"
-    if not gpus.strip().isdigit() or int(gpus) < 1:
+    if not (gpus.strip().isascii() and gpus.strip().isdigit()) or int(gpus) < 1:
         raise LedgerError(f"--gpus: expected a GPU count (1, 2, ...) or auto, got {gpus!r}")
     return str(int(gpus))
+
+
+def id_list(text: str, flag: str) -> list[str]:
+    """A comma-separated option (--gpu a,b): its names, each once; an empty name (a,,b), a name
+    given twice or no name at all is refused, never dropped or run twice."""
+    names = [n.strip() for n in text.split(",")]
+    if not any(names):
+        raise LedgerError(f"{flag} {text[:40]!r}: no name given (comma-separated ids or paths)")
+    for i, name in enumerate(names):
+        if not name:
+            raise LedgerError(f"{flag} {text[:40]!r}: an empty name (item {i + 1})")
+        if name in names[:i]:
+            raise LedgerError(f"{flag}: {name[:40]!r} named twice")
+    return names
 
 
 def _sets(set_: list[str] | None, **named) -> dict:

@@ -192,7 +192,10 @@ def run(job: Job, workers: int | None = None) -> list[Done]:
             return [fn(*args) for fn, args in tasks]
         register_styles_and_strings(job)
         with ProcessPoolExecutor(
-            workers, mp_context=multiprocessing.get_context("fork"), initializer=_freeze, initargs=(os.getpid(),)
+            workers,
+            mp_context=multiprocessing.get_context("fork"),
+            initializer=_freeze,
+            initargs=(os.getpid(),),
         ) as pool:
             futures: list[Future[Done]] = [pool.submit(fn, *args) for fn, args in tasks]
             return [f.result() for f in futures]
