@@ -3,10 +3,13 @@
 A failed or interrupted run leaves the previous file (or none), never a half-written one.
 Scratch folders (ScratchFolder: a big workbook's rendered rows) go the same way. The
 file gets the mode a plain `open()` would give it (0666 less the umask: 0644 under 022), not
-mkstemp's 0600. Temporary files are removed on an exception, on SIGTERM and SIGHUP (the
-handler removes them, then the signal takes its default course); a `kill -9` can leave one
-(`.<name>.<pid>.<random>.tmp`), which the next write of the same file removes once that process
-is gone. A write is refused onto a file this run read, a device, FIFO or socket, or a symbolic link.
+mkstemp's 0600. Temporary files are removed on an exception, on SIGTERM and SIGHUP (and SIGINT
+in the command line's process): the handler ends the run's forked workers, removes its files
+and exits 128 + the signal at once. A `kill -9` runs no cleanup: its workers die with it
+(die_with_parent), and what it leaves (`.<name>.<pid>.<random>.tmp`, a staging or scratch
+folder named with its pid) the next run removes once that process is gone, never a live run's.
+A set of files (docs) is written into a staging folder and swapped in whole (move_into).
+A write is refused onto a file this run read, a device, FIFO or socket, or a symbolic link.
 """
 
 from __future__ import annotations
@@ -41,8 +44,10 @@ def _file_mode() -> int:
 def _on_signal(signum, frame) -> None:
     """SIGTERM / SIGHUP: remove this run's temporaries and scratch folders, end its workers,
     say so in one line and exit 128 + the signal (143, 129); a forked worker exits silently."""
+    mine = f".{os.getpid()}."  # a forked worker inherits its parent's set: it removes only its own
     for tmp in list(_PENDING):
-        Path(tmp).unlink(missing_ok=True)
+        if mine in Path(tmp).name:
+            Path(tmp).unlink(missing_ok=True)
     if os.getpid() != _SCRATCH_OWNER:
         os._exit(128 + signum)
     interrupted(signum)
@@ -162,8 +167,10 @@ def check_target(path: Path) -> Path:
     path = Path(path)
     try:
         info = path.lstat()
-    except (FileNotFoundError, NotADirectoryError):  # a missing folder: the write says which
+    except FileNotFoundError:  # a missing folder: the write makes it
         info = None
+    except NotADirectoryError:  # /dev/null/x: refused before the work, not after it
+        raise LedgerError(f"{path}: cannot write (a part of the path is a file, not a folder)") from None
     except OSError as e:
         raise LedgerError(f"{path}: cannot write ({e.strerror})") from None
     if info is not None and stat.S_ISLNK(info.st_mode):

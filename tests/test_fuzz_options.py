@@ -155,8 +155,14 @@ NEWEST = [
     (["show", "llama-3.2-1b", "--gpus", "３"], "--gpus"),
     (["plan", "llama-3.2-1b", "--requests-per-day", "1e6", "--gpu", ",,"], "--gpu"),
     (["plan", "llama-3.2-1b", "--requests-per-day", "1e6", "--gpu", "h100-sxm,h100-sxm"], "twice"),
-    (["plan", "llama-3.2-1b", "--requests-per-day", "1e6", "--set", "requests_per_day=5"], "--requests-per-day"),
-    (["plan", "llama-3.2-1b", "--requests-per-day", "1e6", "--ttft", "1", "--set", "ttft_target_s=2"], "--ttft"),
+    (
+        ["plan", "llama-3.2-1b", "--requests-per-day", "1e6", "--set", "requests_per_day=5"],
+        "--requests-per-day",
+    ),
+    (
+        ["plan", "llama-3.2-1b", "--requests-per-day", "1e6", "--ttft", "1", "--set", "ttft_target_s=2"],
+        "--ttft",
+    ),
     (["plan", "llama-3.2-1b", "--requests-per-day", "1_000"], "--requests-per-day"),
     (["plan", "llama-3.2-1b", "--requests-per-day", "1e30"], "requests_per_day"),
     (["frontier", "llama-3.2-1b", "--gpu", "h100-sxm,h200-sxm"], "h100-sxm,h200-sxm"),

@@ -204,6 +204,8 @@ def ascii_numbers(typer_app: typer.Typer) -> None:
     import typing
 
     for info in typer_app.registered_commands:
+        if info.callback is None:
+            continue
         hints = typing.get_type_hints(info.callback)
         for name, param in inspect.signature(info.callback).parameters.items():
             declared = param.default
