@@ -296,7 +296,7 @@ def cross_validate(prepared: Prepared, by: str, engine: str) -> dict[str, np.nda
     for g in sorted(set(labels)):
         held = labels == g
         if held.all():
-            raise LedgerError(f"--cv {by}: every row is {g!r}; nothing left to fit on")
+            raise LedgerError(f"--cv {by}: every row is {str(g)!r}; nothing left to fit on")
         result = fit(prepared, ~held, per_gpu=by != "gpu")  # a held-out GPU gets the shared figures
         pred = predict(prepared, result.params(set(prepared.gpus)))
         for k in METRICS:

@@ -3,10 +3,13 @@
 A failed or interrupted run leaves the previous file (or none), never a half-written one.
 Scratch folders (ScratchFolder: a big workbook's rendered rows) go the same way. The
 file gets the mode a plain `open()` would give it (0666 less the umask: 0644 under 022), not
-mkstemp's 0600. Temporary files are removed on an exception, on SIGTERM and SIGHUP (the
-handler removes them, then the signal takes its default course); a `kill -9` can leave one
-(`.<name>.<pid>.<random>.tmp`), which the next write of the same file removes once that process
-is gone. A write is refused onto a file this run read, a device, FIFO or socket, or a symbolic link.
+mkstemp's 0600. Temporary files are removed on an exception, on SIGTERM and SIGHUP (and SIGINT
+in the command line's process): the handler ends the run's forked workers, removes its files
+and exits 128 + the signal at once. A `kill -9` runs no cleanup: its workers die with it
+(die_with_parent), and what it leaves (`.<name>.<pid>.<random>.tmp`, a staging or scratch
+folder named with its pid) the next run removes once that process is gone, never a live run's.
+A set of files (docs) is written into a staging folder and swapped in whole (move_into).
+A write is refused onto a file this run read, a device, FIFO or socket, or a symbolic link.
 """
 
 from __future__ import annotations
@@ -41,8 +44,10 @@ def _file_mode() -> int:
 def _on_signal(signum, frame) -> None:
     """SIGTERM / SIGHUP: remove this run's temporaries and scratch folders, end its workers,
     say so in one line and exit 128 + the signal (143, 129); a forked worker exits silently."""
+    mine = f".{os.getpid()}."  # a forked worker inherits its parent's set: it removes only its own
     for tmp in list(_PENDING):
-        Path(tmp).unlink(missing_ok=True)
+        if mine in Path(tmp).name:
+            Path(tmp).unlink(missing_ok=True)
     if os.getpid() != _SCRATCH_OWNER:
         os._exit(128 + signum)
     interrupted(signum)
@@ -64,11 +69,32 @@ def interrupted(signum: int) -> None:
     os._exit(128 + signum)
 
 
-def quiet_worker() -> None:
-    """Pool initializer: a worker leaves Ctrl-C to its parent (which ends it) and dies silently
-    on a closed pipe instead of printing BrokenPipeError."""
+def quiet_worker(parent: int | None = None) -> None:
+    """Pool initializer: a worker leaves Ctrl-C to its parent (which ends it), dies silently
+    on a closed pipe instead of printing BrokenPipeError, and dies with its parent (`parent`:
+    the pid that made the pool)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    if parent is not None:
+        die_with_parent(parent)
+
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h: the signal a process gets when its parent thread ends
+
+
+def die_with_parent(parent: int) -> None:
+    """A forked worker's start: SIGKILLed by the kernel the moment its parent ends, however it
+    ends (a `kill -9` of the run runs no cleanup, so the parent cannot end its workers; Linux
+    prctl(2) PR_SET_PDEATHSIG); a parent already gone ends the worker at once."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):  # no prctl: the caller's own watch is the fallback
+            pass
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def _end_children() -> None:
@@ -84,8 +110,19 @@ def _end_children() -> None:
         child.join(timeout=2)
 
 
-def install_handlers() -> None:
+def install_handlers(interrupt: bool = False):
+    """SIGTERM and SIGHUP (and with `interrupt`, SIGINT: the command line's own process, not a
+    library caller's) end the run at once through `interrupted`: a KeyboardInterrupt would
+    first run every `finally` on the way up, a pool's join among them (seconds). Returns the
+    SIGINT handler it replaced (or the one in place)."""
     _install_handlers()
+    before = signal.getsignal(signal.SIGINT)
+    if interrupt and before is signal.default_int_handler:
+        try:
+            signal.signal(signal.SIGINT, _on_signal)
+        except ValueError:  # not the main thread
+            pass
+    return before
 
 
 def _install_handlers() -> None:
@@ -130,8 +167,10 @@ def check_target(path: Path) -> Path:
     path = Path(path)
     try:
         info = path.lstat()
-    except (FileNotFoundError, NotADirectoryError):  # a missing folder: the write says which
+    except FileNotFoundError:  # a missing folder: the write makes it
         info = None
+    except NotADirectoryError:  # /dev/null/x: refused before the work, not after it
+        raise LedgerError(f"{path}: cannot write (a part of the path is a file, not a folder)") from None
     except OSError as e:
         raise LedgerError(f"{path}: cannot write ({e.strerror})") from None
     if info is not None and stat.S_ISLNK(info.st_mode):
@@ -179,13 +218,42 @@ def staging_folder(out: Path) -> Path:
 
 
 def move_into(staging: Path, out: Path) -> None:
-    """Every file of `staging` renamed onto its name in `out` (renames only: milliseconds, where
-    writing them took minutes), then staging removed."""
-    for item in sorted(staging.iterdir()):
-        check_target(out / item.name)
-        os.replace(item, out / item.name)
-    shutil.rmtree(staging, ignore_errors=True)
+    """`staging`'s files put in `out` whole or not at all: out's other files hard-linked into
+    staging, then the two folders swapped in one rename (Linux renameat2 RENAME_EXCHANGE) and
+    the old one removed; where that cannot be done (another system, a subfolder or a link in
+    out), every file renamed onto its name in out (renames only: milliseconds, but a kill -9
+    in between would leave a mix)."""
+    if not _swap_in(staging, out):
+        for item in sorted(staging.iterdir()):
+            check_target(out / item.name)
+            os.replace(item, out / item.name)
+    shutil.rmtree(staging, ignore_errors=True)  # after a swap: the previous set
     _SCRATCH.discard(str(staging))
+
+
+RENAME_EXCHANGE = 2  # linux/fs.h: renameat2 swaps the two names atomically
+AT_FDCWD = -100
+
+
+def _swap_in(staging: Path, out: Path) -> bool:
+    """Swap the folders staging and out, out's files that staging lacks linked in first."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+    old = list(out.iterdir())
+    if renameat2 is None or not all(stat.S_ISREG(p.lstat().st_mode) for p in old):
+        return False
+    try:
+        for item in old:
+            if not (staging / item.name).exists():
+                os.link(item, staging / item.name)
+        os.chmod(staging, stat.S_IMODE(out.stat().st_mode))  # mkdtemp made it 0700
+    except OSError:
+        return False
+    done = renameat2(AT_FDCWD, os.fsencode(staging), AT_FDCWD, os.fsencode(out), RENAME_EXCHANGE)
+    return done == 0
 
 
 class ScratchFolder:

@@ -333,4 +333,9 @@ def load_many(paths: list[str | Path] | None) -> list[tuple[Path, list[Measureme
     """Every file given, or every shipped file when none is."""
     if not paths:
         return [load(shipped_path(name)) for name in SHIPPED]
+    seen: set[Path] = set()
+    for p in paths:  # a file named twice would count its rows twice in a fit
+        if Path(p).resolve() in seen:
+            raise LedgerError(f"{p}: named twice; each measurement file once")
+        seen.add(Path(p).resolve())
     return [load(p) for p in paths]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 import yaml
 from typer.testing import CliRunner
 
@@ -85,3 +86,70 @@ def test_tokens_without_tiktoken_is_one_line(tmp_path, monkeypatch):
     text = tmp_path / "t.txt"
     text.write_text("hello world")
     refused(["tokens", str(text)], "tiktoken")
+
+
+# the scenario and catalog inputs that scale a run's work or the size of its numbers (tokens,
+# batches, concurrency, GPU and parallel degrees, traffic): each must state its limit
+WORK_SCALING = [
+    "gpu_count_setting",
+    "pipeline_parallel",
+    "expert_parallel",
+    "concurrency",
+    "prompt_tokens",
+    "output_tokens",
+    "context_tokens",
+    "batch_size",
+    "spec_draft_tokens",
+    "max_batch",
+    "max_num_tokens",
+    "kv_block_tokens",
+    "train_seq_tokens",
+    "micro_batch",
+    "lora_rank",
+    "requests_per_day",
+    "peak_to_mean_ratio",
+    "rope_factor",
+    "image_height",
+    "image_width",
+    "images_per_request",
+    "video_seconds",
+    "video_fps",
+    "audio_seconds",
+]
+
+
+def test_every_work_scaling_input_states_a_limit():
+    from ledgerbuild.ledger import load_formulas
+
+    inputs = load_formulas().inputs
+    assert [n for n in WORK_SCALING if inputs[n].hi is None] == []
+
+
+@pytest.mark.parametrize("name", WORK_SCALING)
+def test_a_value_past_the_limit_is_refused_before_work(name):
+    """1e30 of any of them: one line naming the field and its limit, at once (the evaluation
+    has not started: the same --set under the limit runs)."""
+    from ledgerbuild.ledger import load_formulas
+
+    hi = load_formulas().inputs[name].hi
+    start = time.monotonic()
+    refused(["show", "llama-3.2-1b", "--set", f"{name}=1e30"], name, f"<= {hi}")
+    assert time.monotonic() - start < 20
+
+
+def test_prompt_tokens_limit_is_a_hundred_million():
+    """The stated limit: 10^8 tokens, ten times the longest trained context in models/
+    (Llama 4 Scout, max_position_embeddings 10,485,760 in its config.json)."""
+    refused(["show", "llama-3-8b", "--set", "prompt_tokens=1e30"], "prompt_tokens", "100000000")
+    result = runner.invoke(app, ["show", "llama-3-8b", "--json", "--set", "prompt_tokens=100000000"])
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("value", ["1_000", "١٠٠٠", "１０００", "1e3x", "nan"])
+def test_numeric_options_take_ascii_digits_only(value):
+    """Python's int() reads '1_000' as 1000 and Arabic-Indic or full-width digits as numbers;
+    an option does not (the fuzz table checks every numeric option of every command)."""
+    assert int("1_000") == 1000 and int("١٠٠٠") == 1000  # what Typer's own parsing would accept
+    refused(["numerics", "round", "1.5", "--block-size", value], "--block-size")
+    refused(["show", "llama-3.2-1b", "--pp", value], "--pp")
+    refused(["sample", "filter", "--top-p", value], "--top-p")

@@ -107,3 +107,15 @@ def test_templates_folder_symlink_is_not_read(tmp_path):
         "symbolic link",
     )
     assert not any("SECRET" in p.read_text() for p in out.rglob("*.md")) if out.exists() else True
+
+
+def test_frontier_plot_into_a_new_folder(tmp_path):
+    """`frontier -o new/f.svg` makes the folder as every other output does (it named its own
+    temporary file, '.f.svg.<pid>.<random>.tmp: No such file or directory')."""
+    from one_line import invoke
+
+    target = tmp_path / "new" / "f.svg"
+    code, output = invoke(["frontier", "llama-3.2-1b", "--gpu", "h100-sxm", "--json", "-o", str(target)])
+    assert code == 0, output
+    assert target.read_text().startswith("<?xml") or "<svg" in target.read_text()[:400]
+    assert sorted(p.name for p in target.parent.iterdir()) == ["f.svg"]

@@ -104,6 +104,7 @@ rope_factor = scenario_input(
     "RoPE scaling factor s (0: the model's own factor)",
     default=0,
     lo=0,
+    hi=10**5,
     source="seeds/001 §RoPE",
 )
 key_input(

@@ -22,6 +22,7 @@ requests_per_day = scenario_input(
     "Requests the service answers in a day (mean traffic)",
     default=1000000,
     lo=1,
+    hi=10**12,
     source="illustrative (issue 28's planning question); set your own",
 )
 peak_to_mean_ratio = scenario_input(
@@ -30,6 +31,7 @@ peak_to_mean_ratio = scenario_input(
     "Request rate in the busiest hour over the day's mean rate (the plan is sized for the peak)",
     default=2,
     lo=1,
+    hi=10**4,
     source="illustrative: measure yours (the peak hour's requests x 24 / the day's requests)",
 )
 ttft_target_s = scenario_input(

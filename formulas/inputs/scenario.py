@@ -10,6 +10,7 @@ import sympy as sp
 from ledgerbuild.ledger import key_input, lookup_input, scenario_input
 
 from ..sources import DEEPSEEK_V3, LECTURE, LEVIATHAN
+from .bounds import MAX_GPUS, MAX_REQUESTS, MAX_TOKENS
 
 # --- scenario ----------------------------------------------------------------------------
 key_input(
@@ -82,6 +83,7 @@ gpu_count_setting = scenario_input(
     "4, 8 on which the weights and one request's KV fit",
     default=0,
     lo=0,
+    hi=MAX_GPUS,
     integer=True,
     source=LECTURE + " §6.1",
 )
@@ -91,6 +93,7 @@ pipeline_parallel = scenario_input(
     "Pipeline-parallel stages (each of gpu_count GPUs)",
     default=1,
     lo=1,
+    hi=1024,
     integer=True,
     source="Megatron-LM pipeline parallelism (Narayanan et al. 2021)",
 )
@@ -100,6 +103,7 @@ activation_dtype_bytes = scenario_input(
     "Bytes per activation element sent between GPUs",
     default=2,
     lo=1,
+    hi=16,
     source="BF16 activations",
 )
 default_price_per_gpu_hour = scenario_input(
@@ -126,6 +130,7 @@ logits_dtype_bytes = scenario_input(
     "Bytes per stored logit",
     default=4,
     lo=1,
+    hi=16,
     source=LECTURE + " §6.1 (FP32 logits)",
 )
 attention_scores_dtype_bytes = scenario_input(
@@ -134,6 +139,7 @@ attention_scores_dtype_bytes = scenario_input(
     "Bytes per attention-score element an unfused kernel writes",
     default=2,
     lo=1,
+    hi=16,
     source="BF16 scores",
 )
 expert_parallel = scenario_input(
@@ -143,6 +149,7 @@ expert_parallel = scenario_input(
     "group, with the routed experts split across all their GPUs (1: no expert parallelism)",
     default=1,
     lo=1,
+    hi=4096,
     integer=True,
     source=DEEPSEEK_V3 + " §3.4 (EP32 prefill, EP320 decode)",
 )
@@ -153,6 +160,7 @@ concurrency = scenario_input(
     "0 (default) = offline, every request queued at once",
     default=0,
     lo=0,
+    hi=MAX_REQUESTS,
     integer=True,
     source="vLLM benchmarks/benchmark_serving.py --max-concurrency; SGLang bench_serving; "
     "TensorRT-LLM trtllm-bench --concurrency",
@@ -178,6 +186,7 @@ prompt_tokens = lookup_input(
     source=LECTURE + " §6.3",
     tex=r"L_p",
     lo=1,
+    hi=MAX_TOKENS,
     integer=True,
 )
 output_tokens = lookup_input(
@@ -186,6 +195,7 @@ output_tokens = lookup_input(
     "Generated tokens per request",
     key="workload",
     column="output_tokens",
+    hi=MAX_TOKENS,
     source=LECTURE + " §6.3",
     integer=True,
 )
@@ -204,6 +214,7 @@ context_tokens = scenario_input(
     "Context a decode step attends to (default: the mean context)",
     default=prompt_tokens + output_tokens / 2,
     lo=1,
+    hi=MAX_TOKENS,
     source=LECTURE + " §6.3",
     tex="S",
 )
@@ -213,6 +224,7 @@ batch_size = scenario_input(
     "Batch for the TPOT floor",
     default=1,
     lo=1,
+    hi=MAX_REQUESTS,
     integer=True,
     source=LECTURE + " §6.2",
     tex=r"B",

@@ -8,6 +8,7 @@ the parts in order.
 from ledgerbuild.ledger import lookup_input, scenario_input
 
 from ..sources import LECTURE, NCCL, VLLM
+from .bounds import MAX_REQUESTS, MAX_TOKENS
 from .constants import bytes_per_gib, bytes_per_mib, per_giga, per_tera, seconds_per_microsecond
 
 gpu_list_price_usd_per_hour = lookup_input(
@@ -138,6 +139,7 @@ kv_block_tokens = lookup_input(
     column="kv_block_tokens",
     source="engine table",
     lo=1,
+    hi=2**20,
     integer=True,
 )
 max_batch = lookup_input(
@@ -148,6 +150,7 @@ max_batch = lookup_input(
     column="max_batch",
     source=VLLM + "; engine table",
     lo=1,
+    hi=MAX_REQUESTS,
     integer=True,
 )
 max_num_tokens = lookup_input(
@@ -158,6 +161,7 @@ max_num_tokens = lookup_input(
     column="max_num_tokens",
     source="engine table",
     lo=1,
+    hi=10 * MAX_TOKENS,
     integer=True,
 )
 chunked_prefill = lookup_input(

@@ -8,6 +8,7 @@ the parts in order.
 from ledgerbuild.ledger import lookup_input, scenario_input
 
 from ..sources import KORTHIKANTI, LORA
+from .bounds import MAX_REQUESTS, MAX_TOKENS
 
 
 # --- training and fine-tuning ------------------------------------------------------------
@@ -42,6 +43,7 @@ train_seq_tokens = scenario_input(
     "Training sequence length s",
     default=4096,
     lo=1,
+    hi=MAX_TOKENS,
     integer=True,
     source=KORTHIKANTI,
     tex="s",
@@ -52,12 +54,21 @@ micro_batch = scenario_input(
     "Sequences per micro-batch b",
     default=1,
     lo=1,
+    hi=MAX_REQUESTS,
     integer=True,
     source=KORTHIKANTI,
     tex="b",
 )
 lora_rank = scenario_input(
-    "lora_rank", "rank", "LoRA rank r (0: no adapters)", default=16, lo=0, integer=True, source=LORA, tex="r"
+    "lora_rank",
+    "rank",
+    "LoRA rank r (0: no adapters)",
+    default=16,
+    lo=0,
+    hi=10**6,
+    integer=True,
+    source=LORA,
+    tex="r",
 )
 lora_attention = scenario_input(
     "lora_attention",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import sys
 
 # A short run: the cyclic collector runs rarely from the first import on (it cost ~20 % of a
@@ -21,7 +22,9 @@ os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 import typer  # noqa: E402
 
 from . import ledger_commands, output_commands, plan_commands, sim_commands  # noqa: E402, F401  (register)
-from .common import app, print_error  # noqa: E402
+from .common import app, ascii_numbers, print_error  # noqa: E402
+
+ascii_numbers(app)  # every numeric option: ASCII digits, finite (Typer's int() takes '1_000')
 
 try:  # typer >= 0.26 vendors click; its exceptions are not click's
     from typer._click import exceptions as click_errors
@@ -35,6 +38,9 @@ def main() -> None:
     """Entry point: usage errors as one line with exit 2, Ctrl-C exits at once with 130.
     The cyclic collector does not run at exit (a tenth of a second): what a run leaves is
     freed with the process."""
+    from ..files import install_handlers
+
+    before = install_handlers(interrupt=True)  # SIGINT, SIGTERM, SIGHUP: one line, 130 / 143 / 129
     try:
         code = app(standalone_mode=False)
     except click_errors.NoArgsIsHelpError:  # the help is printed already
@@ -45,5 +51,7 @@ def main() -> None:
         sys.exit(2)
     except (typer.Abort, KeyboardInterrupt):
         sys.exit(130)
+    finally:  # an in-process caller (a test) gets its own Ctrl-C back
+        signal.signal(signal.SIGINT, before)
     gc.freeze()  # nothing left for the collector at interpreter exit
     sys.exit(code if isinstance(code, int) else 0)

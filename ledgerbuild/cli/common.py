@@ -95,9 +95,23 @@ def gpu_count_setting(gpus: str | None) -> str | None:
         return None
     if gpus.strip().lower() == "auto":
         return "0"
-    if not gpus.strip().isdigit() or int(gpus) < 1:
+    if not (gpus.strip().isascii() and gpus.strip().isdigit()) or int(gpus) < 1:
         raise LedgerError(f"--gpus: expected a GPU count (1, 2, ...) or auto, got {gpus!r}")
     return str(int(gpus))
+
+
+def id_list(text: str, flag: str) -> list[str]:
+    """A comma-separated option (--gpu a,b): its names, each once; an empty name (a,,b), a name
+    given twice or no name at all is refused, never dropped or run twice."""
+    names = [n.strip() for n in text.split(",")]
+    if not any(names):
+        raise LedgerError(f"{flag} {text[:40]!r}: no name given (comma-separated ids or paths)")
+    for i, name in enumerate(names):
+        if not name:
+            raise LedgerError(f"{flag} {text[:40]!r}: an empty name (item {i + 1})")
+        if name in names[:i]:
+            raise LedgerError(f"{flag}: {name[:40]!r} named twice")
+    return names
 
 
 def _sets(set_: list[str] | None, **named) -> dict:
@@ -161,3 +175,46 @@ def guarded(fn):
             fail(f"{where}{e.strerror or e}")
 
     return wrapper
+
+
+def ascii_int(text) -> int:
+    """A count typed as an option: ASCII digits only (Python's int() would take '1_000' and
+    Arabic-Indic or full-width digits)."""
+    plain = str(text).strip()
+    if not (plain.isascii() and plain.lstrip("+-").isdigit() and len(plain) <= 40):
+        raise ValueError(f"expected a whole number in ASCII digits (e.g. 1024), got {str(text)[:40]!r}")
+    return int(plain)
+
+
+def ascii_float(text) -> float:
+    """A number typed as an option: a plain ASCII decimal, finite (rules.decimal)."""
+    from ..rules import decimal
+
+    try:
+        return decimal(str(text), "value")
+    except LedgerError as e:
+        raise ValueError(str(e).removeprefix("value: ")) from None
+
+
+def ascii_numbers(typer_app: typer.Typer) -> None:
+    """Every int and float option and argument of every command of `typer_app` parsed by
+    ascii_int / ascii_float (one rule for every numeric option, the project's: ASCII digits,
+    finite), set on each parameter's declaration where it names no parser of its own."""
+    import inspect
+    import typing
+
+    for info in typer_app.registered_commands:
+        if info.callback is None:
+            continue
+        hints = typing.get_type_hints(info.callback)
+        for name, param in inspect.signature(info.callback).parameters.items():
+            declared = param.default
+            kind = hints.get(name)
+            if isinstance(declared, typer.models.ParameterInfo) and declared.parser is None:
+                if kind in (int, int | None):
+                    declared.parser = ascii_int
+                elif kind in (float, float | None):
+                    declared.parser = ascii_float
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            ascii_numbers(group.typer_instance)

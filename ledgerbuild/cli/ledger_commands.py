@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from ..errors import LedgerError
-from .common import GPUS_HELP, SET_HELP, _sets, app, gpu_count_setting, guarded, out
+from .common import GPUS_HELP, SET_HELP, _sets, app, gpu_count_setting, guarded, id_list, out
 
 
 class RopeMethod(str, Enum):
@@ -87,7 +87,7 @@ def show(
 
     from ..numeric import NumericEvaluator
 
-    gpu_ids = [g.strip() for g in gpu.split(",") if g.strip()] if gpu else [None]
+    gpu_ids = id_list(gpu, "--gpu") if gpu is not None else [None]
     results = []
     for one in gpu_ids:
         evaluator = NumericEvaluator(
@@ -274,6 +274,8 @@ def validate(
             raise LedgerError(
                 f"--output {output}: would overwrite the measurements {path}; pick another path stem"
             )
+    if cv is not None and cv not in ("gpu", "model", "engine"):  # '' is not "no --cv"
+        raise LedgerError(f"--cv {cv!r}: expected gpu, model or engine")
     model = None if cv else load_time_model(time_model)
     rows, prepared, moe, label = _prepare(measurements, engine, model)
     if cv:

@@ -16,6 +16,7 @@ from .common import (
     app,
     gpu_count_setting,
     guarded,
+    id_list,
     out,
     print_error,
     progress_wanted,
@@ -129,10 +130,7 @@ def _gpu_list(gpu: str | None) -> list:
     """--gpu a,b -> ["a", "b"]; none given -> [None] (the scenario's default)."""
     if gpu is None:
         return [None]
-    ids = [g.strip() for g in gpu.split(",") if g.strip()]
-    if not ids:
-        raise LedgerError(f"--gpu {gpu!r}: expected GPU ids or GPU YAML paths, comma-separated")
-    return ids
+    return id_list(gpu, "--gpu")
 
 
 @app.command(rich_help_panel="Outputs")

@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 
 from ..errors import LedgerError
-from .common import SET_HELP, _sets, app, guarded, out
+from .common import SET_HELP, _sets, app, guarded, id_list, out
 
 GPU_LIST = "h100-sxm,h200-sxm,mi300x"
 
@@ -25,13 +25,17 @@ def _target_sets(set_, requests_per_day, peak_to_mean, ttft, tpot) -> dict:
     ):
         if value is not None and not value >= lo:
             raise LedgerError(f"{flag}: must be >= {lo}, got {value:g}")
-    return _sets(
-        set_,
-        requests_per_day=requests_per_day,
-        peak_to_mean_ratio=peak_to_mean,
-        ttft_target_s=ttft,
-        tpot_target_s=tpot,
-    )
+    named = {
+        "requests_per_day": ("--requests-per-day", requests_per_day),
+        "peak_to_mean_ratio": ("--peak-to-mean", peak_to_mean),
+        "ttft_target_s": ("--ttft", ttft),
+        "tpot_target_s": ("--tpot", tpot),
+    }
+    sets = _sets(set_)
+    for name, (flag, value) in named.items():
+        if value is not None and name in sets:  # one would be ignored
+            raise LedgerError(f"--set {name}={sets[name][:40]}: {flag} sets it too; give it once")
+    return _sets(set_, **{name: value for name, (_, value) in named.items()})
 
 
 def _money(x) -> str:
@@ -70,7 +74,7 @@ def plan(
     from ..planning import CANNOT, plan_options
 
     sets = _target_sets(set_, requests_per_day, peak_to_mean, ttft, tpot)
-    result = plan_options(model, [g.strip() for g in gpu.split(",") if g.strip()], sets)
+    result = plan_options(model, id_list(gpu, "--gpu"), sets)
     if json_:
         sys.stdout.write(json.dumps(result, indent=2) + "\n")
         return

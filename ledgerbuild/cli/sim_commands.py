@@ -14,7 +14,7 @@ import typer
 from ..errors import LedgerError
 from ..files import read_input
 from ..rules import decimal
-from .common import app, guarded, out
+from .common import app, guarded, id_list, out
 
 sample_app = typer.Typer(no_args_is_help=True, help="The lecture's §7 sampling demos.")
 app.add_typer(sample_app, name="sample", rich_help_panel="Simulations")
@@ -255,9 +255,7 @@ def tokens(
     if not text:
         raise LedgerError(f"{file}: the file is empty")
     try:
-        names = [t.strip() for t in tokenizers.split(",") if t.strip()]
-        if not names:
-            raise LedgerError("--tokenizers: no tokenizer named (e.g. gpt2,o200k)")
+        names = id_list(tokenizers, "--tokenizers")
         if not 0 <= usd_per_million <= 1e9:  # NaN fails too
             raise LedgerError(f"--usd-per-million: must be a finite price in 0..1e9, got {usd_per_million}")
         rows = compare(text, names, usd_per_million)

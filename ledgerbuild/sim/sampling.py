@@ -114,6 +114,10 @@ def _check(logits, temperature, top_k, top_p, min_p, typical_p, ids):
         raise ValueError("every logit is -inf: nothing can be sampled")
     if not 0 <= temperature < float("inf"):  # NaN fails too
         raise ValueError(f"temperature must be a finite number >= 0, got {temperature}")
+    biggest = float(np.abs(logits[np.isfinite(logits)]).max())
+    dtype = logits.dtype if np.issubdtype(logits.dtype, np.floating) else np.float64
+    if temperature > 0 and biggest / float(np.finfo(dtype).max) > temperature:  # 1e-320: x / t = inf
+        raise ValueError(f"temperature {temperature:g}: logits / temperature overflow (0 is greedy)")
     if top_k < 0:
         raise ValueError(f"top_k must be >= 0 (0: off), got {top_k}")
     for name, value in (("top_p", top_p), ("typical_p", typical_p)):

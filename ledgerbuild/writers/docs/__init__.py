@@ -310,7 +310,9 @@ def _forked(function, argument_lists: list[tuple]) -> list:
     SIGTERMs workers idle on its task queue, and a worker whose SIGTERM lands on a thread other
     than its main one (numpy's BLAS thread) never runs the handler and waits on the queue's
     lock forever, holding the whole run (seen in the benchmark: a docs run hung for 13 minutes)."""
-    pool = multiprocessing.get_context("fork").Pool(len(argument_lists), initializer=quiet_worker)
+    pool = multiprocessing.get_context("fork").Pool(
+        len(argument_lists), initializer=quiet_worker, initargs=(os.getpid(),)
+    )
     try:
         return pool.starmap(function, argument_lists)
     finally:  # a failed task: the other finishes its own, then both exit

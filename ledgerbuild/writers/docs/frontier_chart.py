@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...errors import LedgerError
-from ...files import atomic_save
+from ...files import write_output
 from .chart import COLORS, Chart, Panel, Series, layout
 from .chart_files import to_pdf, to_svg
 
@@ -47,9 +47,9 @@ def save_frontier(data: dict, path: Path) -> None:
     chart = frontier_chart(data)
     if path.suffix.lower() == ".svg":
         text = to_svg(chart, layout(chart))
-        atomic_save(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+        write_output(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
     elif path.suffix.lower() == ".pdf":
         blob = to_pdf(chart, layout(chart))
-        atomic_save(path, lambda tmp: Path(tmp).write_bytes(blob))
+        write_output(path, lambda tmp: Path(tmp).write_bytes(blob))
     else:
         raise LedgerError(f"-o {path}: the frontier plot is written as .svg or .pdf")

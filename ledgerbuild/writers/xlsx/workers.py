@@ -23,6 +23,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 
+from ...files import die_with_parent
 from ...ledger import Input, Ledger
 from ...numeric import Form, NumericEvaluator
 from ...numeric import NumericResult as Result
@@ -191,7 +192,10 @@ def run(job: Job, workers: int | None = None) -> list[Done]:
             return [fn(*args) for fn, args in tasks]
         register_styles_and_strings(job)
         with ProcessPoolExecutor(
-            workers, mp_context=multiprocessing.get_context("fork"), initializer=_freeze
+            workers,
+            mp_context=multiprocessing.get_context("fork"),
+            initializer=_freeze,
+            initargs=(os.getpid(),),
         ) as pool:
             futures: list[Future[Done]] = [pool.submit(fn, *args) for fn, args in tasks]
             return [f.result() for f in futures]
@@ -199,11 +203,12 @@ def run(job: Job, workers: int | None = None) -> list[Done]:
         _JOB = None
 
 
-def _freeze() -> None:
+def _freeze(parent: int) -> None:
     """A worker's start: the book read-only, and an exit as soon as its parent is gone (a
-    SIGTERM or kill of the run ends its workers too)."""
+    SIGTERM or kill of the run ends its workers too: at once through the kernel where it can,
+    else within 0.2 s by the watch below)."""
+    die_with_parent(parent)
     _job().book.freeze()
-    parent = os.getppid()
 
     def watch() -> None:
         while os.getppid() == parent:
