@@ -70,7 +70,10 @@ def test_a_model_pdf_has_bookmarks_for_every_heading_and_a_contents(compiled, mo
 def test_the_index_pdf_has_bookmarks_and_a_contents(compiled):
     out, logs = compiled
     assert outline(out / "index.pdf") == ["Derivations per model", "Images"]
-    assert "Contents" in subprocess.run(
-        ["pdftotext", "-l", "1", str(out / "index.pdf"), "-"], capture_output=True, check=True
-    ).stdout.decode()
+    assert (
+        "Contents"
+        in subprocess.run(
+            ["pdftotext", "-l", "1", str(out / "index.pdf"), "-"], capture_output=True, check=True
+        ).stdout.decode()
+    )
     assert "Overfull \\hbox" not in logs["index"]

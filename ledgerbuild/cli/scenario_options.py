@@ -57,7 +57,8 @@ def time_model_option():
 
 
 def engine_option():
-    return typer.Option(None, "--engine", help="Serving engine (scenarios/engines.yaml) [vllm]")
+    choices = " | ".join(e.value for e in Engine)
+    return typer.Option(None, "--engine", metavar="ENGINE", help=f"Serving engine: {choices} [vllm]")
 
 
 def scenario_sets(
