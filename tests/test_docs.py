@@ -310,7 +310,7 @@ def test_a_forked_worker_writes_the_same_documents(tmp_path, monkeypatch):
     write_docs(models, ["md", "tex"], {}, tmp_path / "one", plots=True)
     two = {p.name: p.read_bytes() for p in (tmp_path / "two").iterdir()}
     one = {p.name: p.read_bytes() for p in (tmp_path / "one").iterdir()}
-    assert len(one) == 8 * 5 + 2 + 2 + 1 and one == two  # md, tex, body, svg, pdf; the VLM figure; the lecture page
+    assert len(one) == 8 * 5 + 2 + 2 + 1 and one == two  # md, tex, body, svg, pdf; VLM figure; lecture page
 
 
 def test_the_forked_workers_end_without_a_signal(tmp_path, monkeypatch):
