@@ -1,55 +1,40 @@
-"""Rewrite the README's "Help, as the terminal shows it" blocks from the real `-h` output.
+"""Rewrite the README's help screens from the Typer app (`python scripts/readme_help.py`).
 
-Each block is introduced by a line "`ledgerbuild ARGS -h`:" and is the help rich prints at 90
-columns (the width the README's boxes are drawn at). `python scripts/readme_help.py` rewrites
-them in place; `--check` exits 1 when one differs (tests/test_cli_probe.py runs the same check).
+Each block in README.md introduced by a line "`ledgerbuild ... -h`:" and followed by a ```text
+fence is replaced with what that command prints at 90 columns; tests/test_cli.py checks the
+README against the same output, so the two cannot drift.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
-BLOCK = re.compile(r"^`ledgerbuild ((?:[\w-]+ )*)-h`:\n\n```text\n(.*?)```\n", re.M | re.S)
-WIDTH = "90"
+README = Path(__file__).resolve().parent.parent / "README.md"
+BLOCK = re.compile(r"^`(ledgerbuild[^`]* -h)`:\n\n```text\n(.*?)```\n", re.S | re.M)
 
 
-def real_help(args: list[str]) -> str:
-    """The help as a 90-column terminal shows it (no colour), trailing spaces stripped."""
-    from typer.testing import CliRunner
-
-    from ledgerbuild.cli import app
-
-    r = CliRunner().invoke(
-        app, [*args, "-h"], env={"COLUMNS": WIDTH, "NO_COLOR": "1"}, prog_name="ledgerbuild"
-    )
-    if r.exit_code != 0:
-        raise SystemExit(f"ledgerbuild {' '.join(args)} -h: exit {r.exit_code}")
-    return "\n".join(line.rstrip() for line in r.output.strip("\n").splitlines()) + "\n"
+def help_screen(command: str) -> str:
+    env = {**os.environ, "COLUMNS": "90", "TERM": "dumb", "NO_COLOR": "1"}
+    exe = Path(sys.executable).parent / "ledgerbuild"  # the installed script: its usage line
+    args = [str(exe) if exe.exists() else shutil.which("ledgerbuild") or "ledgerbuild", *command.split()[1:]]
+    run = subprocess.run(args, env=env, capture_output=True, text=True, check=False)
+    return run.stdout.rstrip("\n") + "\n"
 
 
-def blocks(readme: str) -> list[tuple[list[str], str]]:
-    """(arguments, the README's text) of each help block."""
-    return [(m.group(1).split(), m.group(2)) for m in BLOCK.finditer(readme)]
+def blocks(text: str) -> list[tuple[str, str]]:
+    """(command, the screen the README shows) for every help block."""
+    return [(m.group(1), m.group(2)) for m in BLOCK.finditer(text)]
 
 
-def regenerate(readme: str) -> str:
-    def one(m: re.Match) -> str:
-        return f"`ledgerbuild {m.group(1)}-h`:\n\n```text\n{real_help(m.group(1).split())}```\n"
-
-    return BLOCK.sub(one, readme)
-
-
-def main() -> int:
-    path = Path(__file__).resolve().parent.parent / "README.md"
-    text = path.read_text(encoding="utf-8")
-    new = regenerate(text)
-    if "--check" in sys.argv:
-        return 0 if new == text else 1
-    path.write_text(new, encoding="utf-8")
-    return 0
+def rewrite(text: str) -> str:
+    return BLOCK.sub(lambda m: f"`{m.group(1)}`:\n\n```text\n{help_screen(m.group(1))}```\n", text)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    README.write_text(rewrite(README.read_text(encoding="utf-8")), encoding="utf-8")
+    print(f"rewrote {len(blocks(README.read_text(encoding='utf-8')))} help screens in {README}")
