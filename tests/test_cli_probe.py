@@ -86,6 +86,17 @@ def test_docs_and_xlsx_take_the_options(tmp_path):
     r = runner.invoke(app, ["xlsx", "--models", "llama-3-8b", "--gpu", "h100-sxm", *OPTIONS,
                             "-o", str(tmp_path / "a.xlsx")])  # fmt: skip
     assert r.exit_code == 0, r.output
+    import openpyxl
+
+    inputs = {
+        row[0]: row[1]
+        for row in openpyxl.load_workbook(tmp_path / "a.xlsx")["Inputs"].iter_rows(values_only=True)
+    }
+    assert (inputs["time_model"], inputs["serving_engine"], inputs["workload"]) == (
+        "roofline",
+        "lecture",
+        "reasoning",
+    )
 
 
 def test_version_and_quiet():
