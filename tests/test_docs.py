@@ -310,7 +310,7 @@ def test_a_forked_worker_writes_the_same_documents(tmp_path, monkeypatch):
     write_docs(models, ["md", "tex"], {}, tmp_path / "one", plots=True)
     two = {p.name: p.read_bytes() for p in (tmp_path / "two").iterdir()}
     one = {p.name: p.read_bytes() for p in (tmp_path / "one").iterdir()}
-    assert len(one) == 8 * 5 + 2 + 2 and one == two  # md, tex, body, svg, pdf; the VLM figure
+    assert len(one) == 8 * 5 + 2 + 2 + 1 and one == two  # md, tex, body, svg, pdf; VLM figure; lecture page
 
 
 def test_the_forked_workers_end_without_a_signal(tmp_path, monkeypatch):
@@ -322,7 +322,7 @@ def test_the_forked_workers_end_without_a_signal(tmp_path, monkeypatch):
     monkeypatch.setattr(popen_fork.Popen, "_send_signal", lambda self, sig: signalled.append(sig))
     models = "llama-3-8b,qwen3-8b,deepseek-v3,gpt-oss-20b,gemma-3-27b,mixtral-8x7b,llama-3.2-1b,qwen2.5-0.5b"
     write_docs(models, ["md"], {}, tmp_path, plots=False)
-    assert len(list(tmp_path.glob("*.md"))) == 8 + 1 and signalled == []
+    assert len(list(tmp_path.glob("*.md"))) == 8 + 2 and signalled == []  # the index, the lecture page
 
 
 def test_no_display_is_shrunk_or_over_1000_characters(docs_dir):

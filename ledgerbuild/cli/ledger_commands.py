@@ -9,7 +9,17 @@ from pathlib import Path
 import typer
 
 from ..errors import LedgerError
-from .common import GPUS_HELP, SET_HELP, _sets, app, gpu_count_setting, guarded, id_list, out
+from .common import SET_HELP, _sets, app, guarded, id_list, out
+from .scenario_options import (
+    Engine,
+    engine_option,
+    gpu_option,
+    gpus_option,
+    scenario_sets,
+    set_option,
+    time_model_option,
+    workload_option,
+)
 
 
 class RopeMethod(str, Enum):
@@ -58,18 +68,14 @@ def show(
     models: list[str] = typer.Argument(
         ..., help="Catalog ids, model YAML paths or HF config.json files (one or more)"
     ),
-    gpu: str | None = typer.Option(
-        None, help="GPU id or GPU YAML path [h100-sxm]; several (a,b): each model on each GPU"
-    ),
-    gpus: str | None = typer.Option(None, "--gpus", help=GPUS_HELP),
-    workload: str | None = typer.Option(None, help="Workload id [chat]"),
-    time_model: str | None = typer.Option(
-        None, help="Time model id or YAML file [calibrated; roofline for the floor]"
-    ),
+    gpu: str | None = gpu_option(),
+    gpus: str | None = gpus_option(),
+    workload: str | None = workload_option(),
+    time_model: str | None = time_model_option(),
     all_: bool = typer.Option(False, "--all", help="Every quantity, not only the answer block"),
-    engine: str | None = typer.Option(None, help="Serving engine: vllm | tensorrt-llm | lecture [vllm]"),
+    engine: Engine | None = engine_option(),
     pp: int | None = typer.Option(None, "--pp", help="Pipeline-parallel stages [1]"),
-    set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
+    set_: list[str] | None = set_option(),
     json_: bool = typer.Option(
         False, "--json", help="Print one JSON document: an object for one model, an array for several."
     ),
@@ -91,13 +97,13 @@ def show(
     results = []
     for one in gpu_ids:
         evaluator = NumericEvaluator(
-            _sets(
+            scenario_sets(
                 set_,
                 gpu=one,
-                gpu_count_setting=gpu_count_setting(gpus),
+                gpus=gpus,
                 workload=workload,
                 time_model=time_model,
-                serving_engine=engine,
+                engine=engine,
                 pipeline_parallel=pp,
             )
         )

@@ -10,16 +10,22 @@ import typer
 
 from ..errors import LedgerError
 from .common import (
-    GPUS_HELP,
-    SET_HELP,
-    _sets,
     app,
-    gpu_count_setting,
     guarded,
     id_list,
     out,
     print_error,
     progress_wanted,
+)
+from .scenario_options import (
+    Engine,
+    engine_option,
+    gpu_option,
+    gpus_option,
+    scenario_sets,
+    set_option,
+    time_model_option,
+    workload_option,
 )
 
 
@@ -34,6 +40,11 @@ class SnippetFormat(str, Enum):
     tex = "tex"
 
 
+class Site(str, Enum):
+    mkdocs = "mkdocs"
+    sphinx = "sphinx"
+
+
 @app.command(rich_help_panel="Outputs")
 @guarded
 def xlsx(
@@ -43,9 +54,11 @@ def xlsx(
         "--gpu",
         help="GPUs of the GPU table and the Compare columns: all, or comma-separated ids / GPU YAML paths",
     ),
-    gpus: str | None = typer.Option(None, "--gpus", help=GPUS_HELP),
-    workload: str | None = typer.Option(None, help="Workload id [chat]"),
-    set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
+    gpus: str | None = gpus_option(),
+    workload: str | None = workload_option(),
+    set_: list[str] | None = set_option(),
+    time_model: str | None = time_model_option(),
+    engine: Engine | None = engine_option(),
     sweep_model: str | None = typer.Option(
         None, help="Model of the Sweeps sheet [llama-3-8b if selected, else the first]"
     ),
@@ -70,7 +83,7 @@ def xlsx(
     summary = write_workbook(
         models,
         gpu,
-        _sets(set_, workload=workload, gpu_count_setting=gpu_count_setting(gpus)),
+        scenario_sets(set_, gpus=gpus, workload=workload, time_model=time_model, engine=engine),
         output,
         progress=progress_wanted(),
         sweep_model=sweep_model,
@@ -88,12 +101,14 @@ def _formats(fmt: DocFormat | str) -> list[str]:
 def docs(
     models: str = typer.Option("all", help="all, or comma-separated ids / YAML paths"),
     format_: DocFormat = typer.Option(DocFormat.all, "--format", help="Markdown, LaTeX or both"),
-    gpu: str | None = typer.Option(
-        None, help="GPU id or GPU YAML path [h100-sxm]; several (a,b): one folder per GPU under -o"
+    gpu: str | None = gpu_option(
+        help="GPU id or GPU YAML path [h100-sxm]; several (a,b): one folder per GPU under -o"
     ),
-    gpus: str | None = typer.Option(None, "--gpus", help=GPUS_HELP),
-    workload: str | None = typer.Option(None, help="Workload id [chat]"),
-    set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
+    gpus: str | None = gpus_option(),
+    workload: str | None = workload_option(),
+    set_: list[str] | None = set_option(),
+    time_model: str | None = time_model_option(),
+    engine: Engine | None = engine_option(),
     output: Path = typer.Option(Path("build/docs"), "-o", "--output", help="Folder"),
     templates: Path | None = typer.Option(None, help="A folder of your own templates"),
     plots: bool = typer.Option(
@@ -101,29 +116,45 @@ def docs(
         "--plots/--no-plots",
         help="a figure per model (one more for the VLMs): SVG for Markdown, PDF for LaTeX",
     ),
+    site: Site | None = typer.Option(
+        None,
+        "--site",
+        help="Also write the site configuration: mkdocs (mkdocs.yml, the pages in -o/docs) or "
+        "sphinx (conf.py, contents.md), built as written with `mkdocs build --strict` / `sphinx-build -W`",
+    ),
 ):
-    """Write derivations: one Markdown / LaTeX document per model and an index.
+    """Write derivations: one Markdown / LaTeX document per model, an index and the page
+    "Reproduce the lecture".
 
     Examples:
 
     * `ledgerbuild docs`
     * `ledgerbuild docs --models llama-3-8b --format tex -o paper/`
     * `ledgerbuild docs --templates my-templates/ --no-plots`
+    * `ledgerbuild docs --site mkdocs -o site && cd site && mkdocs build --strict`
     """
     from ..writers.docs import write_docs
+    from ..writers.docs.site import documents_folder, write_site
 
+    kind = Site(site).value if site is not None else None
     ids = _gpu_list(gpu)
     for one in ids:
+        folder = output / Path(one).stem if len(ids) > 1 and one else output
+        sets = scenario_sets(
+            set_, gpu=one, gpus=gpus, workload=workload, time_model=time_model, engine=engine
+        )
         summary = write_docs(
             models,
             _formats(format_),
-            _sets(set_, gpu=one, workload=workload, gpu_count_setting=gpu_count_setting(gpus)),
-            output / Path(one).stem if len(ids) > 1 and one else output,
+            sets,
+            documents_folder(kind, folder),
             templates,
             plots,
             progress=progress_wanted(),
         )
         typer.echo(summary)  # plain: a path is data, not rich markup
+        if kind is not None:
+            typer.echo(f"site configuration written; build it with: {write_site(kind, folder)}")
 
 
 def _gpu_list(gpu: str | None) -> list:
@@ -139,10 +170,12 @@ def derive(
     model: str = typer.Argument(..., help="Catalog id, model YAML or HF config.json"),
     quantity: str = typer.Argument(..., help="A quantity name (ledgerbuild list quantities)"),
     format_: SnippetFormat = typer.Option(SnippetFormat.md, "--format", help="Markdown or LaTeX"),
-    gpu: str | None = typer.Option(None, help="GPU id or GPU YAML path [h100-sxm]"),
-    gpus: str | None = typer.Option(None, "--gpus", help=GPUS_HELP),
-    workload: str | None = typer.Option(None, help="Workload id [chat]"),
-    set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
+    gpu: str | None = gpu_option(help="GPU id or GPU YAML path [h100-sxm] (one: a snippet has one scenario)"),
+    gpus: str | None = gpus_option(),
+    workload: str | None = workload_option(),
+    set_: list[str] | None = set_option(),
+    time_model: str | None = time_model_option(),
+    engine: Engine | None = engine_option(),
     templates: Path | None = typer.Option(None, help="A folder of your own templates"),
     preamble: bool = typer.Option(
         False, "--preamble", help="LaTeX: print a complete document (class, packages) around the snippet"
@@ -166,7 +199,7 @@ def derive(
         raise LedgerError("--preamble: only with --format tex (a Markdown snippet needs no preamble)")
     if gpu is not None and "," in gpu:
         raise LedgerError(f"--gpu {gpu}: derive prints one snippet; give one GPU")
-    sets = _sets(set_, gpu=gpu, workload=workload, gpu_count_setting=gpu_count_setting(gpus))
+    sets = scenario_sets(set_, gpu=gpu, gpus=gpus, workload=workload, time_model=time_model, engine=engine)
     text = derive_snippet(model, quantity, fmt, sets, templates)
     text = standalone(text) if preamble else text
     if output is None:

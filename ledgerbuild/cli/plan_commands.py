@@ -10,12 +10,22 @@ from pathlib import Path
 import typer
 
 from ..errors import LedgerError
-from .common import SET_HELP, _sets, app, guarded, id_list, out
+from .common import _sets, app, guarded, id_list, out
+from .scenario_options import (
+    Engine,
+    engine_option,
+    gpu_option,
+    gpus_option,
+    scenario_sets,
+    set_option,
+    time_model_option,
+    workload_option,
+)
 
 GPU_LIST = "h100-sxm,h200-sxm,mi300x"
 
 
-def _target_sets(set_, requests_per_day, peak_to_mean, ttft, tpot) -> dict:
+def _target_sets(set_, requests_per_day, peak_to_mean, ttft, tpot, **scenario) -> dict:
     """The scenario inputs the options name; each is range-checked as its input declares."""
     for flag, value, lo in (
         ("--requests-per-day", requests_per_day, 1),
@@ -35,7 +45,11 @@ def _target_sets(set_, requests_per_day, peak_to_mean, ttft, tpot) -> dict:
     for name, (flag, value) in named.items():
         if value is not None and name in sets:  # one would be ignored
             raise LedgerError(f"--set {name}={sets[name][:40]}: {flag} sets it too; give it once")
-    return _sets(set_, **{name: value for name, (_, value) in named.items()})
+    return _sets(
+        list(set_ or []),
+        **scenario_sets(None, **scenario),
+        **{name: value for name, (_, value) in named.items()},
+    )
 
 
 def _money(x) -> str:
@@ -54,12 +68,16 @@ def _ms(x) -> str:
 @guarded
 def plan(
     model: str = typer.Argument(..., help="Catalog id, model YAML path or HF config.json"),
-    gpu: str = typer.Option(GPU_LIST, "--gpu", help="Comma-separated GPU ids or GPU YAML paths"),
+    gpu: str = gpu_option(GPU_LIST, "Comma-separated GPU ids or GPU YAML paths: the options on each"),
     requests_per_day: float = typer.Option(..., "--requests-per-day", help="Mean requests per day"),
     peak_to_mean: float | None = typer.Option(None, "--peak-to-mean", help="Peak rate / mean rate [2]"),
     ttft: float | None = typer.Option(None, "--ttft", help="Median TTFT target, s (0 = none) [2]"),
     tpot: float | None = typer.Option(None, "--tpot", help="Median TPOT target, s (0 = none) [0.2]"),
-    set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
+    gpus: str | None = gpus_option(),
+    workload: str | None = workload_option(),
+    set_: list[str] | None = set_option(),
+    time_model: str | None = time_model_option(),
+    engine: Engine | None = engine_option(),
     json_: bool = typer.Option(False, "--json", help="Print one JSON object"),
 ):
     """The options for a traffic and latency targets, cheapest per month first: GPUs, layout,
@@ -73,7 +91,17 @@ def plan(
     """
     from ..planning import CANNOT, plan_options
 
-    sets = _target_sets(set_, requests_per_day, peak_to_mean, ttft, tpot)
+    sets = _target_sets(
+        set_,
+        requests_per_day,
+        peak_to_mean,
+        ttft,
+        tpot,
+        gpus=gpus,
+        workload=workload,
+        time_model=time_model,
+        engine=engine,
+    )
     result = plan_options(model, id_list(gpu, "--gpu"), sets)
     if json_:
         sys.stdout.write(json.dumps(result, indent=2) + "\n")
@@ -106,10 +134,14 @@ def plan(
 @guarded
 def frontier(
     model: str = typer.Argument(..., help="Catalog id, model YAML path or HF config.json"),
-    gpu: str = typer.Option(..., "--gpu", help="GPU id or GPU YAML path"),
+    gpu: str = gpu_option(..., "GPU id or GPU YAML path (one)"),
     ttft: float | None = typer.Option(None, "--ttft", help="Median TTFT target, s (0 = none) [2]"),
     tpot: float | None = typer.Option(None, "--tpot", help="Median TPOT target, s (0 = none) [0.2]"),
-    set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
+    gpus: str | None = gpus_option(),
+    workload: str | None = workload_option(),
+    set_: list[str] | None = set_option(),
+    time_model: str | None = time_model_option(),
+    engine: Engine | None = engine_option(),
     json_: bool = typer.Option(False, "--json", help="Print one JSON object with `points`"),
     output: Path | None = typer.Option(None, "-o", "--output", help="Also draw it: plot.svg or plot.pdf"),
 ):
@@ -124,7 +156,9 @@ def frontier(
     """
     from ..planning import frontier_points
 
-    sets = _target_sets(set_, None, None, ttft, tpot)
+    sets = _target_sets(
+        set_, None, None, ttft, tpot, gpus=gpus, workload=workload, time_model=time_model, engine=engine
+    )
     result = frontier_points(model, gpu, sets)
     if output is not None:
         from ..writers.docs.frontier_chart import save_frontier

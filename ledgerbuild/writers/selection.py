@@ -41,9 +41,11 @@ def select(spec: str, valid: dict, what: str) -> list[str]:
 
 
 def progress_bar(items, enabled: bool, label: str):
-    """A progress bar on a terminal (rich), nothing otherwise."""
+    """A progress bar on stderr (rich) when `enabled` (the CLI: stderr is a terminal and no
+    --quiet), nothing otherwise; stdout keeps only the run's data."""
     if not enabled:
         return items
+    from rich.console import Console
     from rich.progress import track
 
-    return track(items, description=label, transient=True)
+    return track(items, description=label, transient=True, console=Console(stderr=True))

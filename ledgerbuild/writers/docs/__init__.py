@@ -39,6 +39,8 @@ from ...printers.latex_lines import aligned_rows, display_blocks
 from ...rules import gpu_count_text, time_model_text, to_plain
 from ...units import human
 from .layer_tables import decode_cached, layer_rows, shape_rows
+from .lecture_page import PAGE as LECTURE_PAGE
+from .lecture_page import write_lecture_page
 from .plots import VISION_CAPTION, figure_files, model_figure, vision_figure
 from .plots import caption as plot_caption
 from ..selection import progress_bar, select
@@ -365,9 +367,12 @@ def write_docs(
             "models": [index_row(r) for r in results],
             "scenario": scenario_text(results[0], per_model=True),
             "time_model": time_model_text(results[0].keys["time_model"], results[0].keys["gpu"]),
+            "lecture_page": LECTURE_PAGE if fmt == "md" else "",
         }
         write_text(out / f"index.{fmt}", render(env, f"index.{fmt}.j2", index))
         written += 1
+    if "md" in envs:  # the lecture's figures beside the ledger's (issue 31)
+        written += write_lecture_page(out)
     move_into(out, final)
     return f"wrote {written} files for {len(results)} models to {final}"
 

@@ -84,6 +84,8 @@ class Chart:
     description: str = ""  # alt text: SVG <desc>, PDF Subject
     margins: tuple[float, float, float, float] = (0.05, 0.97, 0.16, 0.86)  # left right bottom top
     wspace: float = 0.45  # gap between panels, a fraction of a panel's width
+    columns: int = 0  # panels per row (0: all in one row); rows fill top to bottom
+    hspace: float = 0.35  # gap between rows, a fraction of a panel's height
 
 
 @dataclass(frozen=True)
@@ -186,13 +188,16 @@ class Axis:
 
 def layout(chart: Chart) -> list[Primitive]:
     left, right, bottom, top = chart.margins
-    n = len(chart.panels)
-    panel_width = (right - left) * chart.width / (n + chart.wspace * (n - 1))
+    columns = chart.columns or len(chart.panels)
+    rows = math.ceil(len(chart.panels) / columns)
+    panel_width = (right - left) * chart.width / (columns + chart.wspace * (columns - 1))
+    panel_height = (top - bottom) * chart.height / (rows + chart.hspace * (rows - 1))
     out: list[Primitive] = [Label(chart.width / 2, chart.height - 14, chart.title, SIZE, "middle")]
     for i, panel in enumerate(chart.panels):
-        x0 = left * chart.width + i * panel_width * (1 + chart.wspace)
-        box = (x0, bottom * chart.height, panel_width, (top - bottom) * chart.height)
-        out += _panel(panel, box)
+        row, column = divmod(i, columns)
+        x0 = left * chart.width + column * panel_width * (1 + chart.wspace)
+        y0 = bottom * chart.height + (rows - 1 - row) * panel_height * (1 + chart.hspace)
+        out += _panel(panel, (x0, y0, panel_width, panel_height))
     return out
 
 
@@ -265,7 +270,7 @@ def _y_ticks(out: list[Primitive], axis: Axis, x: float, side: int) -> float:
     return widest
 
 
-LEGEND_SIZE = 8.0
+LEGEND_SIZE = 9.0  # 12 px at the figure's natural width, as the ticks (plots.py states the rule)
 
 
 def _legend_width(series: list[Series]) -> float:

@@ -13,6 +13,7 @@ from ...errors import LedgerError
 from ...files import write_output
 from .chart import COLORS, Chart, Panel, Series, layout
 from .chart_files import to_pdf, to_svg
+from .plots import NATURAL_WIDTH_PT
 
 USER, GPU = "tokens_per_s_per_user", "output_tokens_per_s_per_gpu"
 
@@ -38,7 +39,8 @@ def frontier_chart(data: dict) -> Chart:
         f"Serving frontier of {data['model']} on {data['gpu']}: output tokens/s per GPU against "
         "tokens/s per user, a line per layout through concurrencies 1, 2, 4 ... the engine's limit"
     )
-    return Chart(8 * 72, 5 * 72, "", [panel], caption, margins=(0.12, 0.96, 0.12, 0.9))
+    # plots.py's natural width (labels at 12 px and more where the figure is shown at it)
+    return Chart(NATURAL_WIDTH_PT, 340, "", [panel], caption, margins=(0.12, 0.96, 0.12, 0.9))
 
 
 def save_frontier(data: dict, path: Path) -> None:

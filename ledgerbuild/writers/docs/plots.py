@@ -5,6 +5,13 @@ Every plotted number comes from the ledger: points from an evaluated Result, cur
 vectorised `sweep` of the same declarations. Drawn by chart.py, not matplotlib: a figure takes
 about a millisecond where matplotlib took 0.3 s (its import and first figure another 1.3 s).
 Shortcuts: one figure of four panels per model; plain tick labels (1K, 1M).
+
+Size rule (issue 31: the labels were about 5 px on the web): a figure is NATURAL_WIDTH_PT wide,
+480 pt = 640 CSS px, narrower than the narrowest default column we build for (Sphinx's alabaster
+1.0.0: page_width 940 px - sidebar_width 220 px - 2 x 30 px body padding = 660 px; MkDocs'
+and GitHub's are wider), so MkDocs, Sphinx and GitHub show it at its natural width, where every
+label is at least 9 pt = 12 px (ticks and axis labels 10 pt, legends 9 pt, titles 12 pt). In
+print the LaTeX documents include it at the line width (493 pt on their A4 page): no text below 9 pt.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from .chart_files import to_pdf, to_svg
 
 # numpy and the sweeps are imported where a figure is drawn: `docs --no-plots` needs neither
 CONTEXTS = tuple(2**i for i in range(8, 18))  # 256 .. 128K
+NATURAL_WIDTH_PT = 480.0  # 640 CSS px: see the size rule above
 BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 
 
@@ -91,14 +99,22 @@ def model_chart(data: dict) -> Chart:
         xlog=True, twin_label="USD / M output tokens (0: no fit)",
     )  # fmt: skip
     rope = Panel(
-        "RoPE wavelength (dotted: trained context)", "rotary pair", "tokens",
+        "RoPE wavelength per pair", "rotary pair", "tokens (dotted: trained context)",
         [
             Series(data["rope_pairs"], data["rope_before"], label="unscaled"),
             Series(data["rope_pairs"], data["rope_after"], COLORS[1], label="scaled"),
         ],
         ylog=True, hlines=[max(data["rope_trained"], 1)], legend=True,
     )  # fmt: skip
-    return Chart(17 * 72, 3.6 * 72, data["title"], [roofline, kv, serving, rope], data["caption"])
+    panels = [roofline, kv, serving, rope]  # two rows of two: the caption's order, row by row
+    # margins in points: 44 left (y ticks and label), 90 between the columns (the serving panel's
+    # twin axis and the RoPE panel's y axis), 36 below and 54 between the rows (x ticks and label,
+    # the panel title), 35 above (the figure's title)
+    w, h = NATURAL_WIDTH_PT, 470
+    margins = (44 / w, 1 - 10 / w, 36 / h, 1 - 35 / h)
+    return Chart(
+        w, h, data["title"], panels, data["caption"], margins, 90 / 168, columns=2, hspace=54 / 172.5
+    )
 
 
 def save_chart(chart: Chart, out_dir: Path, stem: str) -> list[str]:
@@ -154,7 +170,8 @@ def vision_figure(
         Panel("image tokens", "image side (pixels)", "tokens", tokens, xlog=True, ylog=True, legend=True),
         Panel("image KV cache", "image side (pixels)", "MiB (2^20 bytes)", kv, xlog=True, ylog=True),
     ]
+    w, h = NATURAL_WIDTH_PT, 280  # margins as the model figure's, one row
     chart = Chart(
-        10 * 72, 3.6 * 72, "what an image becomes", panels, VISION_CAPTION, (0.08, 0.97, 0.16, 0.86), 0.3
+        w, h, "what an image becomes", panels, VISION_CAPTION, (48 / w, 1 - 10 / w, 36 / h, 1 - 35 / h), 0.3
     )
     return save_chart(chart, out_dir, "vision-plots")
