@@ -27,6 +27,7 @@ from ...ledger import Input, Ledger
 from ...numeric import Form, NumericEvaluator
 from ...numeric import NumericResult as Result
 from ...printed import excel_of
+from ...rules import Scenario
 from ...units import excel_format
 from .book import Book, Sheet, row_col
 from .compare import write_compare_calc
@@ -55,7 +56,7 @@ class Job:
     ledger: Ledger
     results: list[Result]
     entries: dict  # model id -> (entry, fields)
-    sets: dict
+    sets: Scenario  # the build's --set values, parsed once
     titles: dict[str, str]
     names_for: Callable[[Ledger, Result], dict[str, str]]
     gpus: list[str]
@@ -82,8 +83,9 @@ class Cacher:
     block's cells need are evaluated; the values of `keep` (what the view sheets show) are
     kept when the rest is forgotten, and `known` values are used before evaluating."""
 
-    def __init__(self, sets: dict, entries: dict, keep: frozenset[str] = frozenset()):
-        self.sets, self.entries, self.keep = sets, entries, keep
+    def __init__(self, sets: dict | Scenario, entries: dict, keep: frozenset[str] = frozenset()):
+        self.base = NumericEvaluator(sets)  # the build's Scenario: its --set values parsed once
+        self.entries, self.keep = entries, keep
         self.evaluators: dict[tuple, NumericEvaluator] = {}
         self.values: dict[tuple, dict] = {}
         self.known: dict[tuple, dict] = {}
@@ -104,7 +106,7 @@ class Cacher:
 
     def evaluate(self, model: str, sets: tuple, names: frozenset[str] | None = None) -> dict:
         if sets not in self.evaluators:
-            self.evaluators[sets] = NumericEvaluator({**self.sets, **dict(sets)})
+            self.evaluators[sets] = self.base.variant(dict(sets))
         entry, fields = self.entries[model]
         return self.evaluators[sets].evaluate_floats(entry, fields, names)
 
