@@ -4,7 +4,7 @@ Scope: the model cost sheets, CompareCalc's blocks and ScenariosCalc's blocks ho
 workbook's cells and depend on nothing but the evaluated models and the sheets' layout, so
 they are built as independent jobs: each renders a model's rows as text with their cached
 values (the ledger's floats for each column's scenario) into its process's scratch file,
-stamped per kind of model (xlsx_stamp.py), and keeps nothing else. From `PARALLEL_FROM` models,
+stamped per kind of model (stamp.py), and keeps nothing else. From `PARALLEL_FROM` models,
 with more than one
 CPU the jobs run in forked workers; the parent registers every style and shared string the
 jobs can use first and the workers only read them (`Book.freeze`), writing any other text
@@ -122,7 +122,7 @@ _JOB: Job | None = None  # the job the forked workers inherit
 
 def model_sheets(start: int, stop: int) -> Done:
     """Cost sheets: each model's head rows, and its body stamped from the first model of its
-    kind (variant and --set values: xlsx_stamp.py)."""
+    kind (variant and --set values: stamp.py)."""
     job, done = _job(), Done([])
     cacher = Cacher(job.sets, job.entries, job.keep)
     stamps: dict[tuple, Stamp] = {}
