@@ -17,23 +17,22 @@ import hashlib
 import importlib.util
 import marshal
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
 from types import ModuleType
 
 from . import catalog
-from .errors import LedgerError, close_matches
+from .errors import LedgerError
 from .files import cache_dirs, write_output, write_text
 from .rules import (
     DRAFT_MODEL,
-    SET_ALIASES,
+    Scenario,
     check_combination,
     check_consistency,
     check_range,
     check_sets_read,
-    parse_number,
     result_json,
 )
 from .variants import tags_for
@@ -175,25 +174,22 @@ class NumericResult:
 class NumericEvaluator:
     """Evaluator's scenario resolution and checks, in Python numbers, over the generated ledger."""
 
-    def __init__(self, sets: dict[str, str] | None = None):
+    def __init__(self, sets: dict[str, str] | Scenario | None = None):
         self.g = numeric_ledger()
         self.inputs: dict[str, dict] = self.g.INPUTS
         self.forms = quantity_forms()
-        self.sets = {SET_ALIASES.get(k, k): v for k, v in (sets or {}).items()}
-        self.draft_model = self.sets.pop(DRAFT_MODEL, None)
-        known = set(self.inputs) | set(self.forms)
-        for name, value in self.sets.items():
-            if name not in known:
-                raise LedgerError(f"--set {name}: unknown name{close_matches(name, known, 'quantities')}")
-            inp = self.inputs.get(name)
-            if inp is not None and inp["kind"] == "constant":
-                raise LedgerError(f"--set {name}: a constant ({inp['description']}) is not set")
-            if inp is None or inp["kind"] != "key":
-                parse_number(name, value)
+        # the --set values parsed once (a Scenario passed in is read as it is)
+        self.parsed = sets if isinstance(sets, Scenario) else Scenario.parse(sets, self.inputs, self.forms)
+        self.sets = self.parsed.sets
+        self.draft_model = self.parsed.draft_model
         self._scenario: tuple[dict, dict] | None = None
         self._scenario_floats: dict | None = None
-        self._set_quantities = [n for n in self.sets if n in self.forms]
+        self._set_floats = {n: float(v) for n, v in self.parsed.numbers.items() if n in self.forms}
         self._float_steps: dict[tuple, tuple] = {}
+
+    def variant(self, sets: dict[str, str]) -> NumericEvaluator:
+        """An evaluator of this scenario with `sets` on top: only those values are parsed."""
+        return NumericEvaluator(self.parsed.with_sets(Scenario.parse(sets, self.inputs, self.forms)))
 
     def keys(self) -> dict[str, str]:
         out: dict[str, str] = {}
@@ -223,7 +219,7 @@ class NumericEvaluator:
             if inp["kind"] in ("model", "key"):
                 continue
             if name in self.sets:
-                value = parse_number(name, self.sets[name])
+                value = self.parsed.numbers[name]
                 self._check(name, value, "--set")
                 values[name] = _number(value)
             elif inp["kind"] == "lookup":
@@ -250,7 +246,7 @@ class NumericEvaluator:
             if inp["kind"] != "model":
                 continue
             if name in self.sets:
-                value, src = parse_number(name, self.sets[name]), "--set"
+                value, src = self.parsed.numbers[name], "--set"
             else:
                 raw, src = fields.get(name, inp["default"]), where
                 if raw is None:
@@ -311,8 +307,7 @@ class NumericEvaluator:
         if self.draft_model is not None:
             return self._with_draft(entry, fields)[0].evaluate_floats(entry, fields, names)
         env, tags = self.float_inputs(entry, fields)
-        for name in self._set_quantities:
-            env[name] = float(parse_number(name, self.sets[name]))
+        env.update(self._set_floats)
         steps = self._float_steps.get((tags, names))
         if steps is None:  # those set with --set keep their value
             steps = tuple(s for s in float_steps(tags, names) if s[0] not in self.sets)
@@ -333,13 +328,14 @@ class NumericEvaluator:
     def _with_draft(self, entry, fields: dict) -> tuple[NumericEvaluator, str]:
         """(an evaluator with spec_draft_cost set from the draft model, the draft's id)."""
         cost, draft_id = self.draft_cost(entry, fields)
-        return NumericEvaluator({**self.sets, "spec_draft_cost": str(cost)}), draft_id
+        with_cost = self.parsed.with_sets(Scenario({"spec_draft_cost": str(cost)}, {"spec_draft_cost": cost}))
+        return NumericEvaluator(replace(with_cost, draft_model=None)), draft_id
 
     def draft_cost(self, entry, fields: dict) -> tuple[Fraction, str]:
         """(spec_draft_cost, the draft's id) from the draft model: its active parameters over
         the target's (one draft step reads and multiplies its weights as a target step does;
         a shortcut that leaves out the draft's own KV and overheads)."""
-        plain = NumericEvaluator(self.sets)
+        plain = NumericEvaluator(replace(self.parsed, draft_model=None))
         draft = plain.evaluate(str(self.draft_model))
         target = plain.evaluate_entry(entry, fields)
         if draft.inputs["vocab_size"] != target.inputs["vocab_size"]:
@@ -365,7 +361,7 @@ class NumericEvaluator:
         evaluated = chosen if exact_values else [q for q in chosen if q.name in self.sets]
         for q in evaluated:
             if q.name in self.sets:
-                env[q.name] = _number(parse_number(q.name, self.sets[q.name]))
+                env[q.name] = _number(self.parsed.numbers[q.name])
                 overridden.add(q.name)
                 continue
             try:

@@ -18,6 +18,7 @@ from typing import Any
 from . import catalog
 from .errors import LedgerError
 from .numeric import NumericEvaluator, quantity_forms
+from .rules import Scenario
 
 LAYOUTS = (1, 2, 4, 8)
 CANNOT = "cannot meet the targets"
@@ -57,10 +58,12 @@ def layouts(sets: dict) -> list[int | None]:
     return [None] if "gpu_count_setting" in sets else list(LAYOUTS)
 
 
-def _evaluate(model, sets: dict, names: set[str]) -> dict:
-    """`model`: a catalog id or path, or an (entry, fields) pair already read."""
+def _evaluate(model, sets: dict, names: set[str], base: NumericEvaluator | None = None) -> dict:
+    """`model`: a catalog id or path, or an (entry, fields) pair already read; `base`: an
+    evaluator whose scenario `sets` adds to (its --set values parsed once, not per layout)."""
     entry, fields = catalog.load_model(model) if isinstance(model, str) else model
-    return NumericEvaluator(sets).evaluate_floats(entry, fields, frozenset(names))
+    evaluator = NumericEvaluator(sets) if base is None else base.variant(sets)
+    return evaluator.evaluate_floats(entry, fields, frozenset(names))
 
 
 def _layout(env: dict) -> str:
@@ -70,12 +73,14 @@ def _layout(env: dict) -> str:
     return "x".join(parts)
 
 
-def fitting_layouts(model, gpus: list[str], sets: dict, names: set[str]):
-    """(gpu, the layout's --set values, evaluated env) for every GPU and layout that fits."""
+def fitting_layouts(model, gpus: list[str], sets: dict | Scenario, names: set[str]):
+    """(gpu, the layout's --set values, evaluated env) for every GPU and layout that fits
+    (`sets`: the --set values, or the build's Scenario parsed already)."""
+    base = NumericEvaluator(sets)
     for gpu in gpus:
-        for tp in layouts(sets):
+        for tp in layouts(dict(base.sets)):
             scenario = {"gpu": gpu, **({} if tp is None else {"gpu_count_setting": str(tp)})}
-            env = _evaluate(model, {**sets, **scenario}, names | {"plan_concurrency_limit"})
+            env = _evaluate(model, scenario, names | {"plan_concurrency_limit"}, base)
             if env["plan_concurrency_limit"] >= 1:
                 yield gpu, scenario, env
 

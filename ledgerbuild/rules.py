@@ -1,8 +1,9 @@
 """Scenario and model-field rules shared by the exact and the numeric evaluation.
 
-Scope: `--set` parsing (a decimal or a ratio, bounded), the range check of a declared input,
-the cross-field rules a range cannot state, and the texts every output names (the GPU count,
-the time model). No sympy here: the numeric path (numeric.py) imports this module alone.
+Scope: `--set` parsing (a decimal or a ratio, bounded) into one Scenario that every evaluation
+reads, the range check of a declared input, the cross-field rules a range cannot state, and
+the texts every output names (the GPU count, the time model). No sympy here: the numeric path
+(numeric.py) imports this module alone.
 Shortcut: numbers are Python ints, Fractions or floats; a sympy number is read through its
 `is_Integer` attribute without importing sympy.
 """
@@ -10,10 +11,12 @@ Shortcut: numbers are Python ints, Fractions or floats; a sympy number is read t
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from . import catalog
-from .errors import LedgerError
+from .errors import LedgerError, close_matches
 
 # a decimal number with an exponent of at most three digits (1e308 is as far as a double goes;
 # an exact 10^1000000 would hang)
@@ -51,6 +54,43 @@ def parse_number(name: str, text) -> Fraction:
     if abs(value) > 1e300 or (value != 0 and abs(value) < 1e-300):
         raise LedgerError(f"--set {name}={shown}: out of the range a double holds")
     return value
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A scenario's --set values, parsed once: every evaluation of a build reads this object
+    (a workbook's column variants add theirs through `with_sets`, the user's are not parsed
+    again). `sets`: name (aliases resolved) -> text as given, the draft model left out;
+    `numbers`: each value that is not a catalog key, exact."""
+
+    sets: Mapping[str, str] = field(default_factory=dict)
+    numbers: Mapping[str, Fraction] = field(default_factory=dict)
+    draft_model: str | None = None
+
+    @classmethod
+    def parse(cls, sets: Mapping[str, str] | None, inputs: Mapping[str, dict], quantities) -> Scenario:
+        """Check every name against the inputs and quantities (`inputs`: the generated ledger's
+        records) and parse every number; one LedgerError line naming the --set value."""
+        named = {SET_ALIASES.get(k, k): v for k, v in (sets or {}).items()}
+        draft = named.pop(DRAFT_MODEL, None)
+        known = set(inputs) | set(quantities)
+        numbers = {}
+        for name, value in named.items():
+            if name not in known:
+                raise LedgerError(f"--set {name}: unknown name{close_matches(name, known, 'quantities')}")
+            inp = inputs.get(name)
+            if inp is not None and inp["kind"] == "constant":
+                raise LedgerError(f"--set {name}: a constant ({inp['description']}) is not set")
+            if inp is None or inp["kind"] != "key":
+                numbers[name] = parse_number(name, value)
+        return cls(named, numbers, None if draft is None else str(draft))
+
+    def with_sets(self, extra: Scenario) -> Scenario:
+        """This scenario with `extra`'s values on top (parsed already: a column's variant)."""
+        numbers = {k: v for k, v in self.numbers.items() if k not in extra.sets}
+        return Scenario(
+            {**self.sets, **extra.sets}, {**numbers, **extra.numbers}, extra.draft_model or self.draft_model
+        )
 
 
 def decimal(text, where: str) -> float:
@@ -156,7 +196,7 @@ READ_ONLY_IF = {
 }
 
 
-def check_sets_read(sets: dict, values: dict) -> None:
+def check_sets_read(sets: Mapping, values: dict) -> None:
     """Refuse a --set of an input the ledger would not read under this scenario (it would be
     echoed as if it took effect)."""
     for name, (read, why) in READ_ONLY_IF.items():

@@ -3,7 +3,7 @@
 Scope: `sweep` evaluates a quantity over models x GPUs x a grid of inputs (floats, not
 exact), on the numeric path: each form's numpy function comes from the generated ledger
 (numeric.py; sympy's NumPy printer, as lambdify uses it), so sweeping imports no sympy. The
-workbook re-binds inputs on workings sheets instead (writers/xlsx_calc.py).
+workbook re-binds inputs on workings sheets instead (writers/xlsx/calc.py).
 Shortcut: forms are evaluated in ledger order, only those the quantity depends on; each
 input keeps only the axes it varies on (model constants are scalars, GPU figures a GPU axis,
 grid inputs their own axis) and numpy broadcasting does the rest, so a quantity of the GPU

@@ -11,6 +11,7 @@ first is not an edge, as every submodule would otherwise be in a circle with it.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -116,3 +117,31 @@ def test_no_module_over_450_lines():
     assert len(lengths) > 100
     over = sorted(f"{path.relative_to(ROOT)}: {n}" for path, n in lengths.items() if n > MAX_LINES)
     assert over == []
+
+
+def _section(text: str, title: str) -> str:
+    start = text.index(f"## {title}")
+    return text[start : text.index("\n## ", start + 1)]
+
+
+def test_the_readme_layout_and_contributing_table_name_files_that_exist():
+    """Every file or folder the README's Layout and "Contributing: which files a change touches"
+    name in backticks exists (relative to the repository or to ledgerbuild/; a bare file name
+    somewhere in ledgerbuild/ or formulas/), and Layout lists the topics in TOPICS order."""
+    text = (ROOT / "README.md").read_text()
+    layout, table = _section(text, "Layout"), _section(text, "Contributing: which files a change touches")
+    names = {p.name for root in PACKAGES.values() for p in root.rglob("*")}
+    named = [t for t in re.findall(r"`([^`\s]+)`", layout + table) if re.search(r"(\.py|\.yaml|/)$", t)]
+    missing = [
+        t
+        for t in named
+        if "ID" not in t  # a placeholder (models/ID.yaml)
+        and not ((ROOT / t).exists() or (ROOT / "ledgerbuild" / t).exists() or t.rstrip("/") in names)
+    ]
+    assert len(named) > 20 and missing == []
+    listed = re.search(r"in TOPICS order \(formulas/__init__.py\): (.*?) \(\+ shapes", layout, re.S)
+    assert listed is not None
+    topics = ast.literal_eval(
+        (ROOT / "formulas" / "__init__.py").read_text().split("TOPICS = ", 1)[1].split("]")[0] + "]"
+    )
+    assert [t.strip() for t in listed.group(1).replace("\n", " ").split(",")] == topics

@@ -64,7 +64,7 @@ def build_workbook(
     model_ids = select(model_spec, catalog.models(), "models")
     gpu_ids = [catalog.load_gpu(g) for g in select(gpu_spec, catalog.gpus(), "gpus")]
     entries = [catalog.load_model(m) for m in progress_bar(model_ids, progress, "reading models")]
-    results, cacher = _evaluate(evaluator, entries, sets, progress)
+    results, cacher = _evaluate(evaluator, entries, progress)
     if evaluator.keys()["gpu"] not in gpu_ids:
         gpu_ids.insert(0, evaluator.keys()["gpu"])
     by_id = {r.model_id: r for r in results}
@@ -87,7 +87,7 @@ def build_workbook(
         ledger=ledger,
         results=results,
         entries=cacher.entries,
-        sets=sets,
+        sets=evaluator.parsed,
         titles=titles,
         names_for=names_for,
         gpus=gpu_ids,
@@ -104,7 +104,8 @@ def build_workbook(
     write_scenarios(wb, scenarios, ledger, results, scenario_where, cells)
     write_compare(wb, ledger, results, gpu_ids, compare_where, cells)
     sweep = by_id[sweep_id]
-    write_frontier(wb, ledger, sweep, names_for(ledger, sweep), titles[sweep_id], gpu_ids, sets, cells,
+    frontier_names = names_for(ledger, sweep)
+    write_frontier(wb, ledger, sweep, frontier_names, titles[sweep_id], gpu_ids, evaluator.parsed, cells,
                    cacher.entries[sweep_id])  # fmt: skip
     write_models_table(wb, ledger, results)
     _write_tables(wb, gpu_ids)
@@ -116,14 +117,16 @@ def build_workbook(
     return wb, cells, results
 
 
-def _evaluate(evaluator: NumericEvaluator, entries: list[tuple], sets: dict, progress: bool):
+def _evaluate(evaluator: NumericEvaluator, entries: list[tuple], progress: bool):
     """(results, a Cacher knowing each model's values of what the views show). The cells
     carry formulas, so results hold no exact values; the float path checks that every
     quantity evaluates."""
     results = [evaluator.evaluate_entry(entry, fields, exact_values=False) for entry, fields in entries]
     if len({r.model_id for r in results}) != len(results):
         raise LedgerError("--models: the same model is selected twice")
-    cacher = Cacher(sets, {r.model_id: e for r, e in zip(results, entries, strict=True)}, VIEW_QUANTITIES)
+    cacher = Cacher(
+        evaluator.parsed, {r.model_id: e for r, e in zip(results, entries, strict=True)}, VIEW_QUANTITIES
+    )
     for res, (entry, fields) in zip(results, progress_bar(entries, progress, "evaluating"), strict=True):
         found = evaluator.evaluate_floats(entry, fields)
         cacher.known[res.model_id, ()] = {n: v for n, v in found.items() if n in VIEW_QUANTITIES}

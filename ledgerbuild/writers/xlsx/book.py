@@ -14,7 +14,7 @@ XlsxWriter's _xlfn. search of 30 patterns). Rows leave memory as soon as they ar
 (`Sheet.flush`, `append_rendered`): rendered with the book's style and shared-string
 indices into one scratch file per process, streamed into the zip at the save; a worker
 process (`freeze()`: nothing new registered) writes a text it has no shared index for as an
-inline string. Notes are rendered by xlsx_notes.py.
+inline string. Notes are rendered by notes.py.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ class Table:
 class Sheet:
     def __init__(self, title: str, block: int = 0) -> None:
         self.title = title
-        self.block = block  # the sheet's VML block for its notes (xlsx_notes.py)
+        self.block = block  # the sheet's VML block for its notes (notes.py)
         self.cells: dict[tuple[int, int], XCell] = {}
         self.col_widths: dict[int, float] = {}
         self.row_heights: dict[int, float] = {}

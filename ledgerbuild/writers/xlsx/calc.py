@@ -132,7 +132,7 @@ ROW_MARK, TITLE_MARK = "\x02", "\x03"  # marks in a plan's formulas: a step's ro
 class BlockPlan:
     """A block for one kind of model (variant, --set values, targets, variation): its steps
     and each cell's formula with the rows and the model's sheet left as marks. Written as
-    cells (write_block) or as text (xlsx_stamp.py)."""
+    cells (write_block) or as text (stamp.py)."""
 
     steps: list[str]
     units: list[str]

@@ -1,5 +1,5 @@
 """Compare (model x GPU) and Sweeps (batch, context), each with its workings on a helper sheet
-(CompareCalc, SweepsCalc: one calculation per row, see xlsx_calc.py); the visible cells are one
+(CompareCalc, SweepsCalc: one calculation per row, see calc.py); the visible cells are one
 reference each."""
 
 from __future__ import annotations

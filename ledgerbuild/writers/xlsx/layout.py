@@ -1,6 +1,6 @@
 """Workbook building blocks: styles, safe text cells, defined names, widths, page setup.
 
-Scope: what every sheet shares, on the in-memory book of xlsx_book.py. Styles are XlsxWriter
+Scope: what every sheet shares, on the in-memory book of book.py. Styles are XlsxWriter
 format properties. Catalog strings are data: `text()` always writes a string cell, so a name
 starting with =, +, - or @ never becomes a formula.
 """
@@ -140,7 +140,7 @@ def print_setup(
     one_page: bool = False,
 ) -> None:
     """Landscape, fit to width (and height where one_page) but never below MIN_PRINT_SCALE
-    (xlsx_package.py), header rows repeated on every page (else the rows above the frozen
+    (package.py), header rows repeated on every page (else the rows above the frozen
     pane), the sheet in the page header, page x of y and the build date in the footer. The
     scenario is not printed as fixed text: it would be wrong after a what-if (the sheets'
     titles are formulas reading the Inputs)."""

@@ -102,7 +102,7 @@ def write_model_head(wb, ws, res: Result) -> None:
 
 def write_model_body(wb, ws, ledger: Ledger, res: Result, cells: list[Cell]) -> None:
     """Rows 5 on: the model fields and every quantity of the model's variant (the same for
-    every model of a variant and --set values: stamped, see xlsx_stamp.py)."""
+    every model of a variant and --set values: stamped, see stamp.py)."""
     header(ws, 5, HEADINGS)
     row = 6
     text(ws, row, 1, MODEL_FIELDS, font=SECTION_FONT)

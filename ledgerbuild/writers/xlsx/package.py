@@ -3,11 +3,11 @@
 Scope: XlsxWriter writes every part but the cell rows and the notes (sheet views, columns,
 validation, conditional formats, tables, charts, page setup, styles, shared strings, names);
 our sheets' rows and notes parts, rendered to scratch files while the book was built
-(xlsx_book.Sheet.flush, xlsx_notes.py), go straight from those files into the zip entry: no
+(book.Sheet.flush, notes.py), go straight from those files into the zip entry: no
 part is held in memory or written to disk twice (the 1,000-model workbook is 645 MB of XML).
 Parts are deflated at level 1 (zlib's fastest: 3x faster than the default 6, the file ~25 %
 larger). Sheet-scoped names are added to XlsxWriter's list directly and written in one pass
-(xlsx_layout.define checks them); 255,000 names through define_name() took 2 s.
+(layout.define checks them); 255,000 names through define_name() took 2 s.
 Shortcut: hooks into XlsxWriter 3.x internals (_write_rows, _prepare_vml_objects, the
 packager's notes parts, _store_workbook's ZipFile, _write_defined_names); pinned in
 pyproject.toml and covered by the workbook tests.
@@ -164,7 +164,7 @@ def _save(book: Book, path: str) -> None:
     for name, reference in book.names.items():
         wb.define_name(name, "=" + reference)
     for index, sheet in enumerate(book.worksheets):
-        for name, reference in sheet.names.items():  # names checked by xlsx_layout.define
+        for name, reference in sheet.names.items():  # names checked by layout.define
             wb.defined_names.append([name, index, reference, False])
     wb.close()
 

@@ -1,7 +1,7 @@
 """Scenarios side by side: up to 8 columns, each a full set of the scenario's choices (GPU,
 GPU count or auto, precisions, workload, engine, time model, price), and every model's cost,
 throughput, latency, concurrency and GPUs per scenario. The first column follows the Inputs
-sheet; the others are starting points to edit. Workings on ScenariosCalc (xlsx_calc.py).
+sheet; the others are starting points to edit. Workings on ScenariosCalc (calc.py).
 """
 
 from __future__ import annotations

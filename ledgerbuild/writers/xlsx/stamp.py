@@ -43,7 +43,7 @@ class Stamp:
     last: int
     max_column: int
     names: list[tuple[str, str]]  # (defined name, reference after the sheet's name)
-    comments: str | None  # the notes' comments part and VML format (xlsx_notes.template)
+    comments: str | None  # the notes' comments part and VML format (notes.template)
     vml: str
     note_count: int
     shared_uses: int
@@ -114,7 +114,7 @@ class Stamp:
 
 
 class BlockStamper:
-    """Workings blocks (xlsx_calc.py) written as text: a plan's rows become one format string
+    """Workings blocks (calc.py) written as text: a plan's rows become one format string
     per kind of model ({R[k]} the k-th row, {T} the model's sheet, {M} its id, {A[i]} and
     {V[i]} the i-th formula's value type and value); a model's block is one `format` call with
     its rows and values, appended to the sheet's file (~1 us a cell against ~10 us written

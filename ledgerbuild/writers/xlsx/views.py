@@ -1,5 +1,5 @@
 """The Summary sheet: every model under the Inputs scenario, one reference per cell into the
-model's cost sheet (Compare and Sweeps: xlsx_compare.py)."""
+model's cost sheet (Compare and Sweeps: compare.py)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ Scope: the model cost sheets, CompareCalc's blocks and ScenariosCalc's blocks ho
 workbook's cells and depend on nothing but the evaluated models and the sheets' layout, so
 they are built as independent jobs: each renders a model's rows as text with their cached
 values (the ledger's floats for each column's scenario) into its process's scratch file,
-stamped per kind of model (xlsx_stamp.py), and keeps nothing else. From `PARALLEL_FROM` models,
+stamped per kind of model (stamp.py), and keeps nothing else. From `PARALLEL_FROM` models,
 with more than one
 CPU the jobs run in forked workers; the parent registers every style and shared string the
 jobs can use first and the workers only read them (`Book.freeze`), writing any other text
@@ -28,6 +28,7 @@ from ...ledger import Input, Ledger
 from ...numeric import Form, NumericEvaluator
 from ...numeric import NumericResult as Result
 from ...printed import excel_of
+from ...rules import Scenario
 from ...units import excel_format
 from .book import Book, Sheet, row_col
 from .compare import write_compare_calc
@@ -56,7 +57,7 @@ class Job:
     ledger: Ledger
     results: list[Result]
     entries: dict  # model id -> (entry, fields)
-    sets: dict
+    sets: Scenario  # the build's --set values, parsed once
     titles: dict[str, str]
     names_for: Callable[[Ledger, Result], dict[str, str]]
     gpus: list[str]
@@ -83,8 +84,9 @@ class Cacher:
     block's cells need are evaluated; the values of `keep` (what the view sheets show) are
     kept when the rest is forgotten, and `known` values are used before evaluating."""
 
-    def __init__(self, sets: dict, entries: dict, keep: frozenset[str] = frozenset()):
-        self.sets, self.entries, self.keep = sets, entries, keep
+    def __init__(self, sets: dict | Scenario, entries: dict, keep: frozenset[str] = frozenset()):
+        self.base = NumericEvaluator(sets)  # the build's Scenario: its --set values parsed once
+        self.entries, self.keep = entries, keep
         self.evaluators: dict[tuple, NumericEvaluator] = {}
         self.values: dict[tuple, dict] = {}
         self.known: dict[tuple, dict] = {}
@@ -105,7 +107,7 @@ class Cacher:
 
     def evaluate(self, model: str, sets: tuple, names: frozenset[str] | None = None) -> dict:
         if sets not in self.evaluators:
-            self.evaluators[sets] = NumericEvaluator({**self.sets, **dict(sets)})
+            self.evaluators[sets] = self.base.variant(dict(sets))
         entry, fields = self.entries[model]
         return self.evaluators[sets].evaluate_floats(entry, fields, names)
 
@@ -121,7 +123,7 @@ _JOB: Job | None = None  # the job the forked workers inherit
 
 def model_sheets(start: int, stop: int) -> Done:
     """Cost sheets: each model's head rows, and its body stamped from the first model of its
-    kind (variant and --set values: xlsx_stamp.py)."""
+    kind (variant and --set values: stamp.py)."""
     job, done = _job(), Done([])
     cacher = Cacher(job.sets, job.entries, job.keep)
     stamps: dict[tuple, Stamp] = {}
