@@ -83,8 +83,9 @@ def leftovers(trial: Path, target: str, tmpdir: Path) -> list[str]:
 class Combination:
     """One command under one signal: its previous and new outputs, its trials' tallies."""
 
-    def __init__(self, kind: str, sig: signal.Signals, root: Path, env: dict):
+    def __init__(self, kind: str, sig: signal.Signals, root: Path, env: dict, latest: float = 0.95):
         self.kind, self.sig, self.root = kind, sig, root / f"{kind}-{sig.name}"
+        self.latest = latest  # the signal comes at most this fraction of the reference run in
         self.tmpdir = self.root / "tmp"
         self.tmpdir.mkdir(parents=True)
         self.env = {**env, "TMPDIR": str(self.tmpdir)}
@@ -136,7 +137,7 @@ class Combination:
         return "BROKEN"
 
     def trial(self, rng: random.Random) -> dict:
-        delay = rng.uniform(0.2, 0.95 * self.duration)  # the run's own length, measured once
+        delay = rng.uniform(0.2, self.latest * self.duration)  # the run's own length, measured once
         args = [*CLI, *NEW[self.kind], "-o", str(self.out)]
         p = subprocess.Popen(
             args, env=self.env, cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -218,6 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=30)
     parser.add_argument("--kinds", default="xlsx,docs")
     parser.add_argument("--signals", default="KILL,TERM")
+    parser.add_argument(
+        "--latest", type=float, default=0.95, help="signal at most this fraction of a full run in [0.95]"
+    )
     parser.add_argument("--json", action="store_true", help="every trial's row and the summaries as JSON")
     a = parser.parse_args(argv)
     rng = random.Random(a.seed)
@@ -227,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for kind in a.kinds.split(","):
             for name in a.signals.split(","):
-                combo = Combination(kind, signal.Signals[f"SIG{name}"], root, env)
+                combo = Combination(kind, signal.Signals[f"SIG{name}"], root, env, a.latest)
                 for _ in range(a.trials):
                     combo.trial(rng)
                 summaries.append(combo.summary())

@@ -172,6 +172,7 @@ NEWEST = [
     (["validate", M, M], "twice"),
     (["calibrate", M, M, "-o", "c.yaml"], "twice"),
     (["calibrate", M, "-o", M, "--force"], "input"),
+    (["calibrate", M, "--name", "", "-o", "c.yaml"], "--name"),  # took the file's name
     (["derive", "llama-3.2-1b", "params_total", "--gpus", "٣"], "--gpus"),
     (["derive", "llama-3.2-1b", "params_total", "--preamble"], "--preamble"),
     (["derive", "llama-3.2-1b", "params_total", "--format", "tex", "--preamble", "-o", "."], "--output"),

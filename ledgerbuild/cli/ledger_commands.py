@@ -171,7 +171,7 @@ def calibrate(
     from ..files import write_text
     from ..writers.validation import records, write_csv
 
-    name = name or output.stem
+    name = output.stem if name is None else name  # --name '' is refused, not the file's name
     if not re.match(ID, name):
         raise LedgerError(f"--name {name!r}: a time-model id is lowercase letters, digits, '.', '_' and '-'")
     if output.is_file() and not force and not output.read_text(encoding="utf-8").startswith(WRITTEN_BY):
