@@ -3,11 +3,11 @@
 `--gpu`, `--gpus`, `--workload`, `--set`, `--time-model` and `--engine` mean the same in `show`,
 `derive`, `docs`, `xlsx`, `plan` and `frontier`: each is a scenario input (`gpu`,
 `gpu_count_setting`, `workload`, `time_model`, `serving_engine`) and `--set NAME=VALUE` sets any
-input by name, an option winning over a `--set` of the same input. Shortcuts: `plan` and
-`frontier` search the GPU count (and the layout) themselves, so they take no `--gpus`; `derive`
-and `frontier` draw one GPU, so their `--gpu` takes one id. `validate` and `calibrate` evaluate
-each measured row in that row's own scenario (its GPU, count, engine), so they take none of these
-but `--time-model` (validate) and `--engine` (calibrate, for rows that name none).
+input by name, an option winning over a `--set` of the same input. `plan` and `frontier` search
+the GPU count unless `--gpus` fixes it (planning keeps a given gpu_count_setting); `derive` and
+`frontier` draw one GPU, so their `--gpu` takes one id. Shortcut: `validate` and `calibrate`
+evaluate each measured row in that row's own scenario (its GPU, count, engine), so they take
+none of these but `--time-model` (validate) and `--engine` (calibrate, for rows naming none).
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ class Engine(str, Enum):
 
 
 SCENARIO_COMMANDS = ("show", "derive", "docs", "xlsx", "plan", "frontier")
-WITHOUT_GPUS = ("plan", "frontier")  # they search the GPU count
 GPU_LIST_HELP = "GPU id or GPU YAML path [h100-sxm]; several (a,b): "
 
 
