@@ -186,21 +186,24 @@ NUMPY = [sys.executable, "-c", "import numpy"]
 
 def planning_benchmark(runs: int = 9) -> None:
     """`show --json`, `frontier` and a three-GPU `plan` as whole processes, interleaved in one
-    loop with `python -c "import numpy"` (target for the planning commands: within 3x)."""
+    loop with `python -c "import numpy"` (target for the planning commands: within 3x), wall
+    and CPU time."""
     commands = {name: cli(*args) for name, args in PLANNING.items()} | {"numpy": NUMPY}
-    times: dict[str, list[float]] = {name: [] for name in commands}
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     loads = [os.getloadavg()[0]]
     for _ in range(runs):
         for name, command in commands.items():
-            times[name].append(timed(command))
+            times[name].append(timed_cpu(command))
         loads.append(os.getloadavg()[0])
-    floor = statistics.median(times["numpy"])
+    median = {name: [statistics.median(x) for x in zip(*found, strict=True)] for name, found in times.items()}
+    (floor, floor_cpu) = median["numpy"]
     for name, args in PLANNING.items():
-        o = statistics.median(times[name])
+        o, cpu = median[name]
         target = "" if name == "show" else "; target 3x"
         print(
             f"{' '.join(args)}, whole process (load {min(loads):.1f}-{max(loads):.1f}): median {o:.3f} s = "
-            f'{o / floor:.2f}x `python -c "import numpy"` ({floor:.3f} s{target}), {runs} interleaved runs'
+            f'{o / floor:.2f}x `python -c "import numpy"` ({floor:.3f} s{target}); CPU {cpu:.3f} s = '
+            f"{cpu / floor_cpu:.2f}x its {floor_cpu:.3f} s; {runs} interleaved runs"
         )
 
 

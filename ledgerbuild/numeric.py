@@ -318,7 +318,9 @@ class NumericEvaluator:
             env[name] = float(parse_number(name, self.sets[name]))
         steps = self._float_steps.get((tags, names))
         if steps is None:  # those set with --set keep their value
-            steps = tuple(s for s in float_steps(tags, names) if s[0] not in self.sets)
+            steps = float_steps(tags, names)
+            if self._set_quantities:
+                steps = tuple(s for s in steps if s[0] not in self.sets)
             self._float_steps[tags, names] = steps
         try:
             for name, function in steps:
