@@ -245,8 +245,8 @@ def sweep_benchmark() -> None:
         worst = max(worst, abs(out["decode_step_s"][i] - want) / want)
     per_point = (time.perf_counter() - start) / len(sample)
     print(
-        f"sweep: {n:,} points of decode_step_s; cold {cold:.2f} s (first call of the process), warm "
-        f"{warm:.3f} s (best of 5: {n / warm / 1e6:.1f} M points/s; target 20); exact per point "
+        f"sweep ({load()}): {n:,} points of decode_step_s; cold {cold:.2f} s (first call of the process), "
+        f"warm {warm:.3f} s (best of 5: {n / warm / 1e6:.1f} M points/s; target 20); exact per point "
         f"{per_point * 1e3:.1f} ms -> {per_point * n:,.0f} s "
         f"for all; vectorised is {per_point * n / warm:,.0f}x faster warm; worst relative "
         f"difference vs exact on 200 sampled points {worst:.1e}"
