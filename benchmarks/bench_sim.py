@@ -159,8 +159,8 @@ def tokenization_benchmark(runs: int = 7) -> None:
     hf.train_from_iterator([text], trainer)
     hf_t = time.perf_counter() - start
     print(
-        f"BPE training, {len(text.encode()) / 1e6:.2f} MB, 1,000 merges: ours {ours_t:.2f} s, "
-        f"HF tokenizers {hf_t:.2f} s ({ours_t / hf_t:.1f}x; target within 10x)"
+        f"BPE training, {len(text.encode()) / 1e6:.2f} MB, 1,000 merges (load {os.getloadavg()[0]:.1f}): "
+        f"ours {ours_t:.2f} s, HF tokenizers {hf_t:.2f} s ({ours_t / hf_t:.1f}x; target within 10x)"
     )
     encode_benchmark(text, ours, runs)
     print(f"BPE encode, HF tokenizers on its own training: {_median_time(lambda: hf.encode(text), 3):.3f} s")
@@ -216,8 +216,8 @@ def streaming_benchmark(ours) -> None:
     inc.flush()
     inc_t = time.perf_counter() - start
     print(
-        f"10,000-token stream: full re-decode {work:,} tokens decoded in {full_t:.2f} s; "
-        f"incremental {inc.decoded_tokens:,} in {inc_t:.3f} s ({full_t / inc_t:,.0f}x faster)"
+        f"10,000-token stream (load {os.getloadavg()[0]:.1f}): full re-decode {work:,} tokens decoded in "
+        f"{full_t:.2f} s; incremental {inc.decoded_tokens:,} in {inc_t:.3f} s ({full_t / inc_t:,.0f}x faster)"
     )
 
 

@@ -238,7 +238,11 @@ class NumericEvaluator:
         inp = self.inputs[name]
         qualifier = keys.get(inp["qualifier"]) if inp["qualifier"] else None
         row = catalog.row(inp["table"], catalog.row_id(inp["table"], keys[inp["key"]], qualifier))
-        return _number(_exact(getattr(row, inp["column"])) * _exact(inp["scale"]))
+        found = _LOOKUPS.get((name, id(row)))
+        if found is None or found[0] is not row:  # remembered per row object: a row read again
+            found = row, _number(_exact(getattr(row, inp["column"])) * _exact(inp["scale"]))
+            _LOOKUPS[name, id(row)] = found  # (a GPU file given anew) is a new object
+        return found[1]
 
     def model_values(self, fields: dict, where: str) -> dict:
         values = {}
@@ -310,7 +314,9 @@ class NumericEvaluator:
         env.update(self._set_floats)
         steps = self._float_steps.get((tags, names))
         if steps is None:  # those set with --set keep their value
-            steps = tuple(s for s in float_steps(tags, names) if s[0] not in self.sets)
+            steps = float_steps(tags, names)
+            if self._set_quantities:
+                steps = tuple(s for s in steps if s[0] not in self.sets)
             self._float_steps[tags, names] = steps
         try:
             for name, function in steps:
@@ -377,6 +383,7 @@ class NumericEvaluator:
 
 
 _MODEL_FLOATS: dict[tuple, tuple[dict, frozenset]] = {}
+_LOOKUPS: dict[tuple[str, int], tuple[object, object]] = {}  # (input, id(row)) -> (row, value)
 
 
 def _float(value):

@@ -188,9 +188,7 @@ VIEW_SHEETS = (
     "Scenarios",
     "Sweeps",
     "SweepsCalc",
-    "Frontier",
-    "FrontierCalc",
-)  # in memory
+)  # in memory (Frontier and FrontierCalc carry their values when written)
 VIEW_QUANTITIES = frozenset(SUMMARY + COMPARE + RESULTS + ["max_concurrency", "offline_concurrency"])
 
 

@@ -286,7 +286,7 @@ class Book:
 
 def coordinate(row: int, col: int) -> str:
     """'B7' for row 7, column 2 (1-based)."""
-    return xl_rowcol_to_cell(row - 1, col - 1)
+    return f"{_COLUMNS[col]}{row}" if 0 < col < len(_COLUMNS) else xl_rowcol_to_cell(row - 1, col - 1)
 
 
 def column_letter(col: int) -> str:

@@ -4,8 +4,10 @@ points marked by formula, and a native scatter chart of output tokens/s per GPU 
 tokens/s per user, the way published serving benchmarks draw it.
 
 Workings on FrontierCalc (one column per GPU x layout, re-binding `gpu` and
-`gpu_count_setting`; xlsx_calc.py); the visible cells are one reference each, except the
-within-limit and Pareto flags, which are spreadsheet formulas over the rows (SUMPRODUCT).
+`gpu_count_setting`; calc.py's block, written as text by stamp.BlockStamper with
+each column's values); the visible cells are one reference each, their cached values the
+figures the layouts were chosen by (the same evaluation), except the within-limit and Pareto
+flags, which are spreadsheet formulas over the rows (SUMPRODUCT).
 Shortcuts: the GPU x layout columns are those that fit when the workbook is built; the
 chart's series cover the rows within the engine's limit at that scenario.
 """
@@ -17,7 +19,7 @@ from ...numeric import NumericResult as Result
 from ...planning import POINT, candidate_labels, fitting_layouts, mark_pareto
 from ...units import excel_format
 from .book import Chart, column_letter, coordinate
-from .calc import FIRST_COL, Variation, write_block
+from .calc import FIRST_COL, Variation
 from .layout import (
     FORMULA_FILL,
     INPUT_FILL,
@@ -30,6 +32,8 @@ from .layout import (
     widths,
 )
 from .models import Cell
+from .stamp import BlockStamper
+from .workers import Cacher
 
 GPU_ROW, TP_ROW, HEAD = 3, 4, 4  # FrontierCalc's binding rows; Frontier's header row
 FLAG = '"yes";"yes";"no"'
@@ -77,9 +81,9 @@ def write_frontier(
         {"gpu": lambda col: f"{col}${GPU_ROW}", "gpu_count_setting": lambda col: f"{col}${TP_ROW}"},
         [scenario for _, scenario, _ in columns],
     )
-    rows = write_block(
-        calc, TP_ROW + 1, ledger, res, sorted(_targets(labels)), variation, set(names), title, cells
-    )
+    cacher = Cacher(sets, {res.model_id: entry})
+    stamp = BlockStamper(wb, ledger, lambda _ledger, _res: names, {res.model_id: title}, cacher, cells)
+    rows = stamp(calc, TP_ROW + 1, res, sorted(_targets(labels)), variation)
     ws = wb.create_sheet("Frontier", 2)
     text(ws, 1, 1, f"Frontier of {res.model_id}: a row per GPU, layout and concurrency (live; workings on "
          "FrontierCalc)", font=TITLE_FONT)  # fmt: skip
@@ -120,31 +124,33 @@ def _refs(col: str, rows: dict[str, int], names: dict[str, str]):
 def _row(ws, r, gpu, env, c, ref, key, span, res, ledger, cells) -> None:
     """One candidate's row: references into FrontierCalc, the flags as formulas."""
     text(ws, r, 1, gpu)
-    _ref_cell(ws, r, 2, ref, "total_gpus", key, res, ledger, cells)
+    _ref_cell(ws, r, 2, ref, "total_gpus", key, res, ledger, cells, env)
     text(ws, r, 3, f"TP{int(env['gpu_count'])}")
     if c == "limit":
-        _ref_cell(ws, r, 4, ref, "plan_concurrency_limit", key, res, ledger, cells)
+        _ref_cell(ws, r, 4, ref, "plan_concurrency_limit", key, res, ledger, cells, env)
     else:
         put(ws, r, 4, int(c), number_format="#,##0")
     for col, n in enumerate(SHOWN, start=U):
-        _ref_cell(ws, r, col, ref, f"{n}_at_{c}", key, res, ledger, cells)
+        _ref_cell(ws, r, col, ref, f"{n}_at_{c}", key, res, ledger, cells, env)
     limit = ref("plan_concurrency_limit")
     put(ws, r, WITHIN, f"=IF(D{r}<={limit}, 1, 0)", fill=FORMULA_FILL, number_format=FLAG,
         cached=int(c == "limit" or int(c) <= env["plan_concurrency_limit"]))  # fmt: skip
-    _ref_cell(ws, r, 11, ref, f"plan_meets_at_{c}", key, res, ledger, cells, FLAG)
+    _ref_cell(ws, r, 11, ref, f"plan_meets_at_{c}", key, res, ledger, cells, env, FLAG)
     a, b = span
     u, g, w = (f"${column_letter(k)}${a}:${column_letter(k)}${b}" for k in (U, G, WITHIN))
     beats = f"({w}=1)*({u}>=E{r})*({g}>=F{r})*((({u}>E{r})+({g}>F{r}))>0)"
     put(ws, r, 12, f"=IF(J{r}=1, IF(SUMPRODUCT({beats})=0, 1, 0), 0)", fill=FORMULA_FILL, number_format=FLAG)
 
 
-def _ref_cell(ws, r, c, ref, q, key, res, ledger, cells, number_format=None) -> None:
+def _ref_cell(ws, r, c, ref, q, key, res, ledger, cells, env, number_format=None) -> None:
+    """A reference to FrontierCalc, its cached value `env`'s (the column's evaluation)."""
     form = ledger.any_form(q)
     put(
         ws,
         r,
         c,
         "=" + ref(q),
+        cached=env[q],
         fill=FORMULA_FILL,
         number_format=number_format or excel_format(form.unit, form.integer),
     )
