@@ -170,7 +170,7 @@ def check_target(path: Path) -> Path:
     except FileNotFoundError:  # a missing folder: the write makes it
         info = None
     except NotADirectoryError:  # /dev/null/x: refused before the work, not after it
-        raise LedgerError(f"{path}: cannot write (a part of the path is a file, not a folder)") from None
+        raise LedgerError(f"{path}: cannot create the output folder (a part of its path is a file)") from None
     except OSError as e:
         raise LedgerError(f"{path}: cannot write ({e.strerror})") from None
     if info is not None and stat.S_ISLNK(info.st_mode):

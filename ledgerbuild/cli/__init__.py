@@ -12,6 +12,12 @@ import os
 import signal
 import sys
 
+from ..files import install_handlers
+
+# SIGTERM and SIGHUP handled from the first import on (a signal during the ~0.5 s of imports
+# below ended the run with no line and -15); SIGINT from main() on (a library caller keeps its own)
+install_handlers()
+
 # A short run: the cyclic collector runs rarely from the first import on (it cost ~20 % of a
 # workbook build at its defaults, and its passes over the imports' objects ~5 ms of `show`),
 # and pydantic does not look for plugins among the installed distributions (~5 ms; a
@@ -38,8 +44,6 @@ def main() -> None:
     """Entry point: usage errors as one line with exit 2, Ctrl-C exits at once with 130.
     The cyclic collector does not run at exit (a tenth of a second): what a run leaves is
     freed with the process."""
-    from ..files import install_handlers
-
     before = install_handlers(interrupt=True)  # SIGINT, SIGTERM, SIGHUP: one line, 130 / 143 / 129
     try:
         code = app(standalone_mode=False)
