@@ -404,6 +404,16 @@ concurrency = scenario_input(
     source="vLLM benchmarks/benchmark_serving.py --max-concurrency; SGLang bench_serving; "
     "TensorRT-LLM trtllm-bench --concurrency",
 )
+harness_overhead_s = scenario_input(
+    "harness_overhead_s",
+    "s",
+    "Fixed time the benchmark client and the server's front end add to every TTFT outside the "
+    "engine's steps (HTTP, tokenization, streaming), as the measurement source states it "
+    "(measurement files: `ttft_overhead_ms` of the row's source); 0 = none stated",
+    default=0,
+    lo=0,
+    source="measurement file header, sources.<key>.ttft_overhead_ms (with its basis)",
+)
 count_embedding_read = scenario_input(
     "count_embedding_read",
     "0/1",
@@ -893,6 +903,12 @@ request_overhead_s = _time_model_input(
     "(HTTP, tokenization, scheduling, streaming), as a benchmark client measures TTFT",
 )
 
+inflight_prompt_token_s = _time_model_input(
+    "inflight_prompt_token_s",
+    "s/token",
+    "Wait of a new request before its first token per prompt token of the other requests in "
+    "flight (arrivals that come in together and are tokenized and prefilled ahead of it)",
+)
 
 # --- training and fine-tuning ------------------------------------------------------------
 def _recipe_input(column, description):
