@@ -907,8 +907,10 @@ inflight_prompt_token_s = _time_model_input(
     "inflight_prompt_token_s",
     "s/token",
     "Wait of a new request before its first token per prompt token of the other requests in "
-    "flight (arrivals that come in together and are tokenized and prefilled ahead of it)",
+    "flight (fitted, empirical: NIM's TTFT grows so with concurrency; no engine step or queue "
+    "accounts for it)",
 )
+
 
 # --- training and fine-tuning ------------------------------------------------------------
 def _recipe_input(column, description):

@@ -16,8 +16,9 @@ ones (offline.py's stage step, declared again at this micro-batch).
   `ttft_overhead_ms`, not fitted), its own prefill (latency.py's `prefill_s`, the prompt alone)
   plus the wait for its chunks of the step's token budget behind the other requests' decode
   tokens: with chunked prefill ceil(prompt / (max_num_tokens - decode tokens)) steps, without
-  one step; past what the engine holds, the queue: closed loop (Little's law), (waiting /
-  running) x the service time of a request.
+  one step; plus `inflight_prompt_token_s` (fitted, empirical) per prompt token of the other
+  requests in flight; past what the engine holds, the queue: closed loop (Little's law),
+  (waiting / running) x the service time of a request.
 - Output tokens/s: closed loop, running x output tokens / (in-flight TTFT + (output - 1) x
   TPOT) per replica, as benchmarks count it.
 At concurrency 0 (offline: every request queued) throughput and TPOT are offline.py's; TTFT is

@@ -6,8 +6,10 @@ would), grouped by architecture variant; the metrics (`output_tokens_per_s`, `tt
 are evaluated as numpy functions generated from the same declarations (`sweeps`), so a fit
 never re-implements a formula. Least squares on log(predicted / measured) over every measured
 figure fits mfu, bandwidth_efficiency, step_overhead_s, sequence_overhead_s,
-allreduce_efficiency and allreduce_latency_s within physical bounds (BOUNDS: achieved bandwidth
-<= 0.95 of the datasheet, MFU <= 0.85, per-step overhead <= 1 ms), overlap = 0 (the times add).
+allreduce_efficiency and allreduce_latency_s (and, from TTFT rows, request_overhead_s and
+inflight_prompt_token_s; a source's stated harness overhead is an input, not fitted) within
+physical bounds (BOUNDS: achieved bandwidth <= 0.95 of the datasheet, MFU <= 0.85, per-step
+overhead <= 1 ms), overlap = 0 (the times add).
 
 The transfer rule: one set of figures for every GPU (`calibrated`), so a GPU never measured
 runs at its own datasheet peaks (per format: FP4, FP8, BF16), HBM and link bandwidth with the
