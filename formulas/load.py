@@ -12,11 +12,13 @@ ones (offline.py's stage step, declared again at this micro-batch).
 - TPOT: a request's next token comes after every stage has stepped its micro-batch (P stage
   steps); the prefill mixed into those steps is the other requests' ((n - 1) / n of the
   steady-state share: its own prefill is in its TTFT).
-- TTFT: its own prefill (latency.py's `prefill_s`, the prompt alone) plus the wait for its
-  chunks of the step's token budget behind the other requests' decode tokens: with chunked
-  prefill ceil(prompt / (max_num_tokens - decode tokens)) steps, without one step; past what
-  the engine holds, the queue: closed loop (Little's law), (waiting / running) x the service
-  time of a request.
+- TTFT: the harness's stated fixed time (`harness_overhead_s`: a measurement source's
+  `ttft_overhead_ms`, not fitted), its own prefill (latency.py's `prefill_s`, the prompt alone)
+  plus the wait for its chunks of the step's token budget behind the other requests' decode
+  tokens: with chunked prefill ceil(prompt / (max_num_tokens - decode tokens)) steps, without
+  one step; plus `inflight_prompt_token_s` (fitted, empirical) per prompt token of the other
+  requests in flight; past what the engine holds, the queue: closed loop (Little's law),
+  (waiting / running) x the service time of a request.
 - Output tokens/s: closed loop, running x output tokens / (in-flight TTFT + (output - 1) x
   TPOT) per replica, as benchmarks count it.
 At concurrency 0 (offline: every request queued) throughput and TPOT are offline.py's; TTFT is
@@ -37,6 +39,8 @@ from .inputs import (
     chunked_prefill,
     concurrency,
     expert_parallel,
+    harness_overhead_s,
+    inflight_prompt_token_s,
     max_num_tokens,
     output_tokens,
     pipeline_parallel,
@@ -125,10 +129,15 @@ chunks = quantity(
 )
 in_flight_ttft = quantity(
     "load_ttft_in_flight_s",
-    request_overhead_s + prefill_s + Piecewise((0, running <= 1), (chunks * P * step, True)),
+    harness_overhead_s
+    + request_overhead_s
+    + prefill_s
+    + Piecewise((0, running <= 1), (chunks * P * step, True))
+    + inflight_prompt_token_s * Max(running - 1, 0) * prefill_tokens,
     "s",
-    "TTFT once admitted: the request's fixed overhead, the prompt's prefill plus, for each of its "
-    "chunks, a step of the other requests' decode tokens",
+    "TTFT once admitted: the harness's stated overhead, the engine's fixed overhead "
+    "(request_overhead_s), the prompt's prefill plus, for each of its chunks, a step of the other "
+    "requests' decode tokens",
     source=SRC,
     topic=T,
 )

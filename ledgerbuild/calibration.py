@@ -6,8 +6,10 @@ would), grouped by architecture variant; the metrics (`output_tokens_per_s`, `tt
 are evaluated as numpy functions generated from the same declarations (`sweeps`), so a fit
 never re-implements a formula. Least squares on log(predicted / measured) over every measured
 figure fits mfu, bandwidth_efficiency, step_overhead_s, sequence_overhead_s,
-allreduce_efficiency and allreduce_latency_s within physical bounds (BOUNDS: achieved bandwidth
-<= 0.95 of the datasheet, MFU <= 0.85, per-step overhead <= 1 ms), overlap = 0 (the times add).
+allreduce_efficiency and allreduce_latency_s (and, from TTFT rows, request_overhead_s and
+inflight_prompt_token_s; a source's stated harness overhead is an input, not fitted) within
+physical bounds (BOUNDS: achieved bandwidth <= 0.95 of the datasheet, MFU <= 0.85, per-step
+overhead <= 1 ms), overlap = 0 (the times add).
 
 The transfer rule: one set of figures for every GPU (`calibrated`), so a GPU never measured
 runs at its own datasheet peaks (per format: FP4, FP8, BF16), HBM and link bandwidth with the
@@ -50,6 +52,7 @@ BOUNDS = {
     "allreduce_efficiency": (0.05, 1.0, 0.6),
     "allreduce_latency_s": (0.0, 5e-5, 1e-5),
     "request_overhead_s": (0.0, 0.25, 0.05),  # HTTP, tokenization, scheduling (TTFT rows only)
+    "inflight_prompt_token_s": (0.0, 2e-5, 1e-6),  # per prompt token in flight (TTFT rows only)
     "expert_efficiency": (0.1, 1.0, 0.7),  # grouped GEMMs (MoE rows only)
     "expert_imbalance": (1.0, 3.0, 1.3),  # busiest EP GPU over the mean (EP rows only)
 }
@@ -250,10 +253,9 @@ def _unidentified(prepared: Prepared, mask: np.ndarray, start: dict, who: str, n
             + ")"
         )
     if not np.isfinite(prepared.measured["ttft_ms"][mask]).any():
-        keep["request_overhead_s"] = start["request_overhead_s"] if who != "calibrated" else 0.0
-        notes.append(
-            f"{who}: no TTFT rows, request_overhead_s not fitted (kept: {keep['request_overhead_s']:g})"
-        )
+        for name in ("request_overhead_s", "inflight_prompt_token_s"):
+            keep[name] = start[name] if who != "calibrated" else 0.0
+            notes.append(f"{who}: no TTFT rows, {name} not fitted (kept: {keep[name]:g})")
     ep = np.array([m.replicas > 1 for m in prepared.rows]) & prepared.moe
     if not (mask & ep).any():
         keep["expert_imbalance"] = start["expert_imbalance"] if who != "calibrated" else 1.0

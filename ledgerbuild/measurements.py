@@ -63,6 +63,7 @@ class Measurement:
     limits: dict[str, str] = field(default_factory=dict)  # the row's own engine limits (--set)
     reason: str = ""  # why it cannot be evaluated ("" = it can)
     labels: dict[str, str] = field(default_factory=dict)  # names as published, for the tables
+    harness: dict[str, str] = field(default_factory=dict)  # the source's stated TTFT overhead (--set)
 
     @property
     def tokens_per_s(self) -> float:
@@ -86,6 +87,7 @@ class Measurement:
             "concurrency": str(self.concurrency),
             "serving_engine": self.engine or engine,
             **self.limits,
+            **self.harness,
         }
 
 
@@ -120,6 +122,18 @@ def _layout_defaults(header: dict) -> dict:
     found = header.get("source")
     source: dict = found if isinstance(found, dict) else {}
     return aliases().get("layouts", {}).get(str(source.get("commit", "")), {})
+
+
+def _harness(header: dict, row: dict, where: str) -> dict[str, str]:
+    """The TTFT overhead the row's source states (`sources.<key>.ttft_overhead_ms`), as --set."""
+    sources = header.get("sources")
+    source = sources.get(str(row.get("source", ""))) if isinstance(sources, dict) else None
+    if not isinstance(source, dict) or source.get("ttft_overhead_ms") in (None, ""):
+        return {}
+    value = decimal(source["ttft_overhead_ms"], f"{where} source {row.get('source')} field ttft_overhead_ms")
+    if not 0 <= value < 1e5:
+        raise LedgerError(f"{where} source {row.get('source')} field ttft_overhead_ms: must be 0..100000 ms")
+    return {"harness_overhead_s": repr(value / 1000)}
 
 
 def _is_moe(model: str) -> bool:
@@ -255,7 +269,7 @@ def _mean_lengths(row: dict, where: str) -> dict:
     return {**row, "isl": max(1, round(isl / requests)), "osl": max(1, round(osl / requests))}
 
 
-def _measurement(row: dict, n: int, path: Path, defaults: dict) -> Measurement:
+def _measurement(row: dict, n: int, path: Path, defaults: dict, header: dict) -> Measurement:
     where = f"{path}: row {n}"
     row = _mean_lengths(row, where)
     for name in REQUIRED:
@@ -291,6 +305,7 @@ def _measurement(row: dict, n: int, path: Path, defaults: dict) -> Measurement:
         _limits(row, where),
         why_model or why_gpu or why_engine,
         labels,
+        _harness(header, row, where),
     )
 
 
@@ -304,7 +319,7 @@ def load(path: str | Path | None = None) -> tuple[Path, list[Measurement]]:
     path = Path(path) if path else shipped_path()
     header, raw = _read_rows(path)
     defaults = _layout_defaults(header)
-    rows = [_measurement(r, n, path, defaults) for n, r in enumerate(raw, start=1)]
+    rows = [_measurement(r, n, path, defaults, header) for n, r in enumerate(raw, start=1)]
     if not rows:
         raise LedgerError(f"{path}: no rows")
     seen: dict[tuple, int] = {}

@@ -26,7 +26,7 @@ def test_concurrency_0_is_offline(sets):
 
 def test_one_request_is_the_lone_request():
     r = at(1, output_tokens="200")
-    alone = r.value("request_overhead_s") + r.value("prefill_s")
+    alone = r.value("harness_overhead_s") + r.value("request_overhead_s") + r.value("prefill_s")
     assert r.value("ttft_s") == pytest.approx(alone, rel=1e-12)
     assert r.value("tpot_s") == pytest.approx(r.value("decode_step_s"), rel=1e-12)  # batch_size 1
     assert r.value("output_tokens_per_s") == pytest.approx(

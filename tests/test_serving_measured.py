@@ -274,3 +274,31 @@ def test_a_rows_own_limits_override_the_engine_preset(tmp_path):
     assert sets["serving_engine"] == "vllm" and sets["max_batch"] == "8" and sets["max_num_tokens"] == "512"
     capped = evaluate("llama-3-8b", sets)
     assert to_plain(capped.value("offline_concurrency")) == 8  # min(8, KV pool, 512 x 1000 / 2000 = 256)
+
+
+def test_a_sources_stated_ttft_overhead_is_a_row_input(tmp_path):
+    """A source's `ttft_overhead_ms` (the harness's fixed time) reaches its rows as
+    harness_overhead_s, added to the engine's request_overhead_s and the prompt's prefill."""
+    path = tmp_path / "stated.yaml"
+    row = {"model": "llama-3-8b", "gpu": "h100-sxm", "precision": "FP8", "tp": 1, "isl": 1000, "osl": 100}
+    rows = [{**row, "source": "S1", "concurrency": c, "ttft_ms": t} for c, t in ((1, 60), (8, 90))]
+    path.write_text(yaml.safe_dump({"sources": {"S1": {"ttft_overhead_ms": 40}}, "rows": rows}))
+    _, loaded = measurements.load(path)
+    assert [m.scenario("nim")["harness_overhead_s"] for m in loaded] == ["0.04", "0.04"]
+    lone = evaluate("llama-3-8b", loaded[0].scenario("nim"))
+    engine = lone.value("request_overhead_s") + lone.value("prefill_s")
+    assert lone.value("ttft_s") == pytest.approx(0.040 + engine, rel=1e-12)
+
+
+def test_stated_ttft_overheads_leave_every_row_above_its_roofline_floor():
+    """The basis each shipped source gives: its stated overhead is at most what its fastest
+    row measured above the prompt's prefill at datasheet peaks (no engine beats that floor)."""
+    for name in ("inferencex_dsr1_latency.yaml", "nim_gpustack_dense_latency.yaml"):
+        _, rows = measurements.load(measurements.shipped_path(name))
+        prepared = calibration.prepare(rows, "tensorrt-llm", "roofline")
+        floor = calibration.bounds(prepared)["ttft_ms"]
+        ttft = prepared.measured["ttft_ms"]
+        stated = np.array([1000 * float(m.harness.get("harness_overhead_s", "nan")) for m in prepared.rows])
+        has = np.isfinite(ttft)
+        assert np.isfinite(stated[has]).all(), name  # every TTFT row's source states one
+        assert (ttft[has] - stated[has] >= floor[has] * (1 - 1e-9)).all(), name

@@ -165,6 +165,16 @@ concurrency = scenario_input(
     source="vLLM benchmarks/benchmark_serving.py --max-concurrency; SGLang bench_serving; "
     "TensorRT-LLM trtllm-bench --concurrency",
 )
+harness_overhead_s = scenario_input(
+    "harness_overhead_s",
+    "s",
+    "Fixed time the benchmark client and the server's front end add to every TTFT outside the "
+    "engine's steps (HTTP, tokenization, streaming), as the measurement source states it "
+    "(measurement files: `ttft_overhead_ms` of the row's source); 0 = none stated",
+    default=0,
+    lo=0,
+    source="measurement file header, sources.<key>.ttft_overhead_ms (with its basis)",
+)
 count_embedding_read = scenario_input(
     "count_embedding_read",
     "0/1",

@@ -55,3 +55,11 @@ request_overhead_s = _time_model_input(
     "Fixed time a served request spends outside forward steps before its first token "
     "(HTTP, tokenization, scheduling, streaming), as a benchmark client measures TTFT",
 )
+
+inflight_prompt_token_s = _time_model_input(
+    "inflight_prompt_token_s",
+    "s/token",
+    "Wait of a new request before its first token per prompt token of the other requests in "
+    "flight (fitted, empirical: NIM's TTFT grows so with concurrency; no engine step or queue "
+    "accounts for it)",
+)
