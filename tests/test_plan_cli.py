@@ -75,6 +75,9 @@ def test_frontier_json_points_and_pareto(tmp_path):
     for p in points:  # pareto: nothing at least as good on both, better on one
         beaten = any(q[u] >= p[u] and q[g] >= p[g] and (q[u] > p[u] or q[g] > p[g]) for q in points)
         assert p["pareto"] is (not beaten)
+    png = tmp_path / "f.png"
+    assert run("frontier", "llama-3-70b", "--gpu", "h100-sxm", "-o", str(png)).exit_code == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"  # the PNG signature (RFC 2083 3.1)
     tp4 = [p for p in points if p["gpu_count"] == 4]
     r = evaluate("llama-3-70b", {"gpu": "h100-sxm", "gpu_count_setting": "4", "concurrency": "64"})
     p64 = next(p for p in tp4 if p["concurrency"] == 64)
@@ -108,7 +111,7 @@ def test_frontier_json_points_and_pareto(tmp_path):
             ["plan", "llama-3-70b", "--requests-per-day", "1e6", "--set", "residual_value_fraction=2"],
             "residual",
         ),
-        (["frontier", "llama-3-70b", "--gpu", "h100-sxm", "-o", "x.png"], ".svg or .pdf"),
+        (["frontier", "llama-3-70b", "--gpu", "h100-sxm", "-o", "x.gif"], ".svg, .pdf or .png"),
         (["frontier", "llama-3-70b", "--gpu", "h100-sxm", "--tpot", "-1"], "--tpot"),
     ],
 )

@@ -107,7 +107,7 @@ def frontier(
     tpot: float | None = typer.Option(None, "--tpot", help="Median TPOT target, s (0 = none) [0.2]"),
     set_: list[str] | None = typer.Option(None, "--set", help=SET_HELP),
     json_: bool = typer.Option(False, "--json", help="Print one JSON object with `points`"),
-    output: Path | None = typer.Option(None, "-o", "--output", help="Also draw it: plot.svg or plot.pdf"),
+    output: Path | None = typer.Option(None, "-o", "--output", help="Also draw it: .svg, .pdf or .png"),
 ):
     """A point per layout and concurrency (1, 2, 4 ... the engine's limit): tokens/s per user,
     output tokens/s per GPU, TTFT, TPOT, USD per million output tokens, the targets met, and
