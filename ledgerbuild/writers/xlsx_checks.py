@@ -6,8 +6,9 @@ text). A check is a row: label, the live status, and 1 where it passes; the mast
 counts the failures. Other writers add rows through `extra` (label, formula giving 1 when it
 passes, its cached value, and optionally a status formula and its cached text). The plan row
 (`plan_check`) is informative about the targets: a plan that cannot meet them is a legitimate
-answer, not a broken workbook, so it passes when the flag is 0 or 1 and fails only on an error. The range checks are one-cell array formulas: Gnumeric reads a
-range inside ISNUMBER/ISERROR outside an array as one intersected cell.
+answer, not a broken workbook, so it passes when the flag is 0 or 1 and fails only on an
+error. The range checks are one-cell array formulas: Gnumeric reads a range inside
+ISNUMBER/ISERROR outside an array as one intersected cell.
 """
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ def write_checks(
     )
     for label, formula, cached, *status in extra or []:
         if status:  # a status to read beside its pass flag
-            rows.append((label, status[0], status[1], formula.replace("{", "{{").replace("}", "}}"), cached, False))
+            passes = formula.replace("{", "{{").replace("}", "}}")
+            rows.append((label, status[0], status[1], passes, cached, False))
         else:
             rows.append((label, formula, "", "", cached, False))
     for r, (label, status, cached_status, passes, cached, array) in enumerate(rows, start=5):
