@@ -32,9 +32,7 @@ from .xlsx_layout import (
 ALL_PASS = "ALL CHECKS PASS"
 
 
-def write_checks(
-    wb: Book, summary_fit_range: str, models: int, extra: list[tuple[str, str, int]] | None = None
-) -> Sheet:
+def write_checks(wb: Book, summary_fit_range: str, models: int, extra: list[tuple] | None = None) -> Sheet:
     """The Checks sheet (after Summary); `summary_fit_range`: Summary's column of requests in
     flight, one row per model."""
     ws = wb.create_sheet("Checks", wb.sheetnames.index("Summary") + 1)
@@ -66,10 +64,10 @@ def write_checks(
             True,
         )
     )
-    for label, formula, cached, *status in extra or []:
-        if status:  # a status to read beside its pass flag
+    for label, formula, cached, *shown in extra or []:
+        if shown:  # a status to read beside its pass flag
             passes = formula.replace("{", "{{").replace("}", "}}")
-            rows.append((label, status[0], status[1], passes, cached, False))
+            rows.append((label, shown[0], shown[1], passes, cached, False))
         else:
             rows.append((label, formula, "", "", cached, False))
     for r, (label, status, cached_status, passes, cached, array) in enumerate(rows, start=5):

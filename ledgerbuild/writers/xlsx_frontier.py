@@ -6,8 +6,12 @@ tokens/s per user, the way published serving benchmarks draw it.
 Workings on FrontierCalc (one column per GPU x layout, re-binding `gpu` and
 `gpu_count_setting`; xlsx_calc.py); the visible cells are one reference each, except the
 within-limit and Pareto flags, which are spreadsheet formulas over the rows (SUMPRODUCT).
+Beside the chart, the plan of each GPU x layout (formulas/plan.py re-bound per column, live)
+and the cheapest one meeting the targets, priced GPUs before unpriced ones, by formula: what
+`ledgerbuild plan` prints first for the same GPUs.
 Shortcuts: the GPU x layout columns are those that fit when the workbook is built; the
-chart's series cover the rows within the engine's limit at that scenario.
+chart's series cover the rows within the engine's limit at that scenario; equal monthly costs
+go to the first column (the CLI takes the fewer GPUs per replica).
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from .xlsx_book import Chart, column_letter, coordinate
 from .xlsx_calc import FIRST_COL, Variation, write_block
 from .xlsx_layout import (
     FORMULA_FILL,
+    HEADER_FILL,
+    HEADER_FONT,
     INPUT_FILL,
     SECTION_FONT,
     TITLE_FONT,
@@ -30,6 +36,7 @@ from .xlsx_layout import (
     widths,
 )
 from .xlsx_models import Cell
+from .xlsx_views import view_cell, view_label
 
 GPU_ROW, TP_ROW, HEAD = 3, 4, 4  # FrontierCalc's binding rows; Frontier's header row
 FLAG = '"yes";"yes";"no"'
@@ -37,6 +44,17 @@ HEADINGS = ["GPU", "GPUs", "layout", "concurrency", "tokens/s per user", "output
             "TTFT (s)", "TPOT (s)", "USD per 1M output tokens", "within the engine's limit",
             "meets the targets", "Pareto (non-dominated)", "chart series"]  # fmt: skip
 U, G, WITHIN = 5, 6, 10  # columns of tokens/s per user, per GPU, the within-limit flag
+PLAN_AT, PLAN_COL = 22, 15  # the plan-per-layout block: first row, first column (O, under the chart)
+PLAN_SHOWN = [
+    "plan_gpus",
+    "plan_usd_per_month",
+    "plan_usd_per_million_output_tokens",
+    "plan_concurrency",
+    "plan_meets_targets",
+    "gpu_price_known",
+]
+NONE_MEETS = 1e15  # a rank above any monthly cost: the option does not meet the targets
+UNPRICED = 1e12  # added to an unpriced option's monthly cost: after every priced one
 SHOWN = [  # columns U onwards
     "tokens_per_s_per_user",
     "output_tokens_per_s_per_gpu",
@@ -101,8 +119,10 @@ def write_frontier(
         text(ws, top, 13, f"{gpu} TP{int(env['gpu_count'])}")
         spans.append((top, top + within[0], top + within[-1]))
     _pareto_cached(ws, first, last, labels, columns)
+    _plan_block(ws, columns, rows, names, res, ledger, cells)
     _chart(ws, spans, res.model_id)
-    widths(ws, {1: 14, 2: 8, 3: 8, 4: 12, **{c: 16 for c in range(5, 13)}, 13: 18})
+    widths(ws, {1: 14, 2: 8, 3: 8, 4: 12, **{c: 16 for c in range(5, 13)}, 13: 18,
+                **{c: 14 for c in range(PLAN_COL, PLAN_COL + 3 + len(PLAN_SHOWN))}})  # fmt: skip
     widths(calc, {1: 24, 2: 44, 3: 12, **{c: 14 for c in range(FIRST_COL, FIRST_COL + len(columns))}})
     print_setup(ws, header_rows=f"{HEAD}:{HEAD}")
     print_setup(calc, header_rows=f"{GPU_ROW}:{TP_ROW}")
@@ -110,7 +130,7 @@ def write_frontier(
 
 def _targets(labels: list[str]) -> set[str]:
     found = {f"{n}_at_{c}" for n in POINT for c in labels} | {f"plan_meets_at_{c}" for c in labels}
-    return found | {"total_gpus", "plan_concurrency_limit"}
+    return found | {"total_gpus", "plan_concurrency_limit"} | set(PLAN_SHOWN)
 
 
 def _refs(col: str, rows: dict[str, int], names: dict[str, str]):
@@ -149,6 +169,59 @@ def _ref_cell(ws, r, c, ref, q, key, res, ledger, cells, number_format=None) -> 
         number_format=number_format or excel_format(form.unit, form.integer),
     )
     cells.append(Cell(ws.title, coordinate(r, c), res.model_id, q, key))
+
+
+def _plan_block(ws, columns, rows, names, res, ledger, cells) -> None:
+    """The plan per GPU x layout, a rank key per row, and the cheapest that meets the targets."""
+    top = PLAN_AT
+    text(ws, top - 1, PLAN_COL, "The plan per GPU and layout (live; Inputs' traffic, targets, price)",
+         font=SECTION_FONT)  # fmt: skip
+    rank_col = PLAN_COL + 2 + len(PLAN_SHOWN)
+    titles = ["GPU", "layout"] + [view_label(ledger, q) for q in PLAN_SHOWN] + ["rank (cheapest first)"]
+    for k, t in enumerate(titles, start=PLAN_COL):
+        text(ws, top, k, t, font=HEADER_FONT, fill=HEADER_FILL)
+    ranks = []
+    for i, (gpu, scenario, env) in enumerate(columns):
+        r = top + 1 + i
+        ref = _refs(column_letter(FIRST_COL + i), rows, names)
+        key = tuple(sorted(scenario.items()))
+        text(ws, r, PLAN_COL, gpu)
+        text(ws, r, PLAN_COL + 1, f"TP{int(env['gpu_count'])}")
+        for c, q in enumerate(PLAN_SHOWN, start=PLAN_COL + 2):
+            view_cell(ws, r, c, ledger, q, ref, Cell(ws.title, coordinate(r, c), res.model_id, q, key), cells)
+        meets, usd, priced = (ref(q) for q in ("plan_meets_targets", "plan_usd_per_month", "gpu_price_known"))
+        rank = f"=IF({meets}=1, {usd}+IF({priced}=1, 0, {int(UNPRICED)}), {int(NONE_MEETS)})"
+        cached = _rank(env)
+        put(ws, r, rank_col, rank, fill=FORMULA_FILL, number_format="0", cached=cached)
+        ranks.append(cached)
+    _plan_choice(ws, columns, ranks, rank_col)
+
+
+def _plan_choice(ws, columns, ranks: list[float], rank_col: int) -> None:
+    """The cheapest GPU x layout meeting the targets (priced first): MATCH of the least rank."""
+    col = column_letter(rank_col)
+    first, last = PLAN_AT + 1, PLAN_AT + len(columns)
+    span = f"${col}${first}:${col}${last}"
+    gpus, tps = (
+        f"${column_letter(PLAN_COL + k)}${first}:${column_letter(PLAN_COL + k)}${last}" for k in (0, 1)
+    )
+    at = f"MATCH(MIN({span}),{span},0)"
+    best = ranks.index(min(ranks))
+    pick = f'INDEX({gpus},{at})&" "&INDEX({tps},{at})'
+    choice = f'=IF(MIN({span})>={int(NONE_MEETS)},"cannot meet the targets",{pick})'
+    cached = (
+        "cannot meet the targets"
+        if min(ranks) >= NONE_MEETS
+        else (f"{columns[best][0]} TP{int(columns[best][2]['gpu_count'])}")
+    )
+    text(ws, last + 2, PLAN_COL, "The plan: cheapest GPU and layout meeting the targets", font=SECTION_FONT)
+    put(ws, last + 2, PLAN_COL + 3, choice, fill=FORMULA_FILL, cached=cached, font=SECTION_FONT)
+
+
+def _rank(env: dict) -> float:
+    if env["plan_meets_targets"] != 1:
+        return NONE_MEETS
+    return env["plan_usd_per_month"] + (0 if env["gpu_price_known"] == 1 else UNPRICED)
 
 
 def _pareto_cached(ws, first, last, labels, columns) -> None:
