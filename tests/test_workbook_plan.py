@@ -89,7 +89,7 @@ def _choice(frontier) -> str:
     """The Frontier's cell holding the plan's choice of GPU and layout (xlsx_frontier._plan_block)."""
     for row in frontier.iter_rows(min_col=15, max_col=15):
         if row[0].value == "The plan: cheapest GPU and layout meeting the targets":
-            return f"R{row[0].row}"
+            return f"O{row[0].row + 1}"
     raise AssertionError("no plan choice on Frontier")
 
 

@@ -215,7 +215,7 @@ def _plan_choice(ws, columns, ranks: list[float], rank_col: int) -> None:
         else (f"{columns[best][0]} TP{int(columns[best][2]['gpu_count'])}")
     )
     text(ws, last + 2, PLAN_COL, "The plan: cheapest GPU and layout meeting the targets", font=SECTION_FONT)
-    put(ws, last + 2, PLAN_COL + 3, choice, fill=FORMULA_FILL, cached=cached, font=SECTION_FONT)
+    put(ws, last + 3, PLAN_COL, choice, fill=FORMULA_FILL, cached=cached, font=SECTION_FONT)
 
 
 def _rank(env: dict) -> float:
