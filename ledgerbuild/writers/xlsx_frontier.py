@@ -7,7 +7,8 @@ Workings on FrontierCalc (one column per GPU x layout, re-binding `gpu` and
 `gpu_count_setting`; xlsx_calc.py); the visible cells are one reference each, except the
 within-limit and Pareto flags, which are spreadsheet formulas over the rows (SUMPRODUCT).
 Beside the chart, the plan of each GPU x layout (formulas/plan.py re-bound per column, live)
-and the cheapest one meeting the targets, priced GPUs before unpriced ones, by formula: what
+and the cheapest one meeting the targets, priced GPUs before unpriced ones, by formula (MATCH
+of the least monthly cost in a priced column, else in an unpriced one; no constant): what
 `ledgerbuild plan` prints first for the same GPUs.
 Shortcuts: the GPU x layout columns are those that fit when the workbook is built; the
 chart's series cover the rows within the engine's limit at that scenario; equal monthly costs
@@ -19,7 +20,7 @@ from __future__ import annotations
 from ..ledger import Ledger
 from ..numeric import NumericResult as Result
 from ..planning import POINT, candidate_labels, fitting_layouts, mark_pareto
-from ..units import excel_format
+from ..units import SUMMARY_FORMATS, excel_format
 from .xlsx_book import Chart, column_letter, coordinate
 from .xlsx_calc import FIRST_COL, Variation, write_block
 from .xlsx_layout import (
@@ -53,8 +54,7 @@ PLAN_SHOWN = [
     "plan_meets_targets",
     "gpu_price_known",
 ]
-NONE_MEETS = 1e15  # a rank above any monthly cost: the option does not meet the targets
-UNPRICED = 1e12  # added to an unpriced option's monthly cost: after every priced one
+
 SHOWN = [  # columns U onwards
     "tokens_per_s_per_user",
     "output_tokens_per_s_per_gpu",
@@ -172,15 +172,16 @@ def _ref_cell(ws, r, c, ref, q, key, res, ledger, cells, number_format=None) -> 
 
 
 def _plan_block(ws, columns, rows, names, res, ledger, cells) -> None:
-    """The plan per GPU x layout, a rank key per row, and the cheapest that meets the targets."""
+    """The plan per GPU x layout, its monthly cost where it meets the targets (a column for
+    priced GPUs, one for unpriced), and the cheapest that meets them."""
     top = PLAN_AT
     text(ws, top - 1, PLAN_COL, "The plan per GPU and layout (live; Inputs' traffic, targets, price)",
          font=SECTION_FONT)  # fmt: skip
-    rank_col = PLAN_COL + 2 + len(PLAN_SHOWN)
-    titles = ["GPU", "layout"] + [view_label(ledger, q) for q in PLAN_SHOWN] + ["rank (cheapest first)"]
+    cost_col = PLAN_COL + 2 + len(PLAN_SHOWN)
+    titles = ["GPU", "layout"] + [view_label(ledger, q) for q in PLAN_SHOWN] + list(COSTS)
     for k, t in enumerate(titles, start=PLAN_COL):
         text(ws, top, k, t, font=HEADER_FONT, fill=HEADER_FILL)
-    ranks = []
+    costs: list[tuple] = []
     for i, (gpu, scenario, env) in enumerate(columns):
         r = top + 1 + i
         ref = _refs(column_letter(FIRST_COL + i), rows, names)
@@ -190,38 +191,41 @@ def _plan_block(ws, columns, rows, names, res, ledger, cells) -> None:
         for c, q in enumerate(PLAN_SHOWN, start=PLAN_COL + 2):
             view_cell(ws, r, c, ledger, q, ref, Cell(ws.title, coordinate(r, c), res.model_id, q, key), cells)
         meets, usd, priced = (ref(q) for q in ("plan_meets_targets", "plan_usd_per_month", "gpu_price_known"))
-        rank = f"=IF({meets}=1, {usd}+IF({priced}=1, 0, {int(UNPRICED)}), {int(NONE_MEETS)})"
-        cached = _rank(env)
-        put(ws, r, rank_col, rank, fill=FORMULA_FILL, number_format="0", cached=cached)
-        ranks.append(cached)
-    _plan_choice(ws, columns, ranks, rank_col)
+        met = env["plan_meets_targets"] == 1
+        for k, flag in enumerate((1, 0)):  # priced, then unpriced
+            cached = env["plan_usd_per_month"] if met and env["gpu_price_known"] == flag else "-"
+            put(ws, r, cost_col + k, f'=IF(AND({meets}=1, {priced}={flag}), {usd}, "-")', fill=FORMULA_FILL,
+                number_format=SUMMARY_FORMATS["USD/month"], cached=cached)  # fmt: skip
+        costs.append(tuple(env["plan_usd_per_month"] if met and env["gpu_price_known"] == f else None
+                           for f in (1, 0)))  # fmt: skip
+    _plan_choice(ws, columns, costs, cost_col)
 
 
-def _plan_choice(ws, columns, ranks: list[float], rank_col: int) -> None:
-    """The cheapest GPU x layout meeting the targets (priced first): MATCH of the least rank."""
-    col = column_letter(rank_col)
+COSTS = ("USD per month if priced and meeting the targets", "USD per month if unpriced and meeting them")
+
+
+def _plan_choice(ws, columns, costs: list[tuple], cost_col: int) -> None:
+    """The cheapest GPU x layout meeting the targets, priced GPUs first: MATCH of the least
+    cost in the priced column, else in the unpriced one, else "cannot meet the targets"."""
     first, last = PLAN_AT + 1, PLAN_AT + len(columns)
-    span = f"${col}${first}:${col}${last}"
+    span = [f"${column_letter(c)}${first}:${column_letter(c)}${last}" for c in (cost_col, cost_col + 1)]
     gpus, tps = (
         f"${column_letter(PLAN_COL + k)}${first}:${column_letter(PLAN_COL + k)}${last}" for k in (0, 1)
     )
-    at = f"MATCH(MIN({span}),{span},0)"
-    best = ranks.index(min(ranks))
-    pick = f'INDEX({gpus},{at})&" "&INDEX({tps},{at})'
-    choice = f'=IF(MIN({span})>={int(NONE_MEETS)},"cannot meet the targets",{pick})'
-    cached = (
-        "cannot meet the targets"
-        if min(ranks) >= NONE_MEETS
-        else (f"{columns[best][0]} TP{int(columns[best][2]['gpu_count'])}")
-    )
+    picks = []
+    for s in span:
+        at = f"MATCH(MIN({s}),{s},0)"
+        picks.append(f'INDEX({gpus},{at})&" "&INDEX({tps},{at})')
+    choice = f'=IF(COUNT({span[0]})>0,{picks[0]},IF(COUNT({span[1]})>0,{picks[1]},"cannot meet the targets"))'
+    cached = "cannot meet the targets"
+    for k in (0, 1):
+        found = [(c[k], i) for i, c in enumerate(costs) if c[k] is not None]
+        if found:
+            best = columns[min(found)[1]]
+            cached = f"{best[0]} TP{int(best[2]['gpu_count'])}"
+            break
     text(ws, last + 2, PLAN_COL, "The plan: cheapest GPU and layout meeting the targets", font=SECTION_FONT)
     put(ws, last + 3, PLAN_COL, choice, fill=FORMULA_FILL, cached=cached, font=SECTION_FONT)
-
-
-def _rank(env: dict) -> float:
-    if env["plan_meets_targets"] != 1:
-        return NONE_MEETS
-    return env["plan_usd_per_month"] + (0 if env["gpu_price_known"] == 1 else UNPRICED)
 
 
 def _pareto_cached(ws, first, last, labels, columns) -> None:
