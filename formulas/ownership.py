@@ -14,7 +14,7 @@ power of the host (CPUs, NICs) sits in hosting, not in electricity; no taxes, no
 contract; the rental price is taken as all-in.
 """
 
-from sympy import Eq, Piecewise
+from sympy import Eq, Or, Piecewise
 
 from ledgerbuild.ledger import quantity
 
@@ -52,6 +52,18 @@ rent = quantity(
     "Rental price of one GPU-hour: the price you set, else the GPU's list price, else the default price",
     source="GPU table (each price with its provider page and date); " + LECTURE + " §6.3",
     topic=T,
+)
+quantity(
+    "gpu_price_known",
+    Piecewise(
+        (1, Or(price_per_gpu_hour > 0, gpu_list_price_usd_per_hour > 0, gpu_purchase_usd > 0)), (0, True)
+    ),
+    "0/1",
+    "1 if the GPU-hour cost is known (your price, the GPU's dated list price, or an owned GPU's "
+    "purchase); 0: no public price, default_price_per_gpu_hour stands in and rankings put it last",
+    source="GPU table (prices: provider, rate type, date, URL; 'no public price' where none)",
+    topic=T,
+    integer=True,
 )
 growth = (1 + cost_of_capital) ** depreciation_years
 crf = quantity(

@@ -5,9 +5,10 @@ Scope: what `ledgerbuild plan` and `ledgerbuild frontier` print. Every number is
 quantity (formulas/plan.py: the plan at the scenario's layout, and each candidate
 concurrency's figures `<name>_at_<c>`), evaluated by the numeric evaluator without sympy; this
 module only chooses the layouts to try, sorts the options and marks the non-dominated
-frontier points. Shortcuts: layouts are tensor-parallel sizes 1, 2, 4, 8 (a --set
-gpu_count_setting, pipeline_parallel or expert_parallel is kept as given); a layout fits when
-the engine holds at least one request on it.
+frontier points; a GPU without a known price (gpu_price_known 0: the default price stands in)
+is flagged `priced: false` with its note and ranked after every priced option. Shortcuts:
+layouts are tensor-parallel sizes 1, 2, 4, 8 (a --set gpu_count_setting, pipeline_parallel or
+expert_parallel is kept as given); a layout fits when the engine holds at least one request on it.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ PLAN = (
     "pipeline_parallel",
     "expert_parallel",
     "gpu_price_usd_per_hour",
+    "gpu_price_known",
+    "default_price_per_gpu_hour",
 )
 POINT = (  # a frontier point's figures, as the candidates re-state them
     "ttft_s",
@@ -104,12 +107,29 @@ def plan_options(model: str, gpus: list[str], sets: dict) -> dict[str, Any]:
                 "ttft_s": env["plan_ttft_s"] if meets else None,
                 "tpot_s": env["plan_tpot_s"] if meets else None,
                 "usd_per_gpu_hour": env["gpu_price_usd_per_hour"],
+                **price_flag(env),
             }
         )
     if not rows:
         raise LedgerError(f"{model}: fits on none of {', '.join(gpus)} in any layout tried")
-    rows.sort(key=lambda r: (not r["meets_targets"], r["usd_per_month"] or 0.0, r["gpus_per_replica"]))
+    # unpriced GPUs after every priced one: their cost is the default price, not a quote
+    rows.sort(
+        key=lambda r: (
+            not r["meets_targets"],
+            not r["priced"],
+            r["usd_per_month"] or 0.0,
+            r["gpus_per_replica"],
+        )
+    )
     return {"model": model, "targets": _targets(model, sets), "options": rows}
+
+
+def price_flag(env: dict) -> dict:
+    """`priced` (the ledger's gpu_price_known) and, where the default price stands in, the note
+    every output prints beside the cost."""
+    priced = env["gpu_price_known"] == 1
+    note = "" if priced else f"not priced (default {env['default_price_per_gpu_hour']:g} USD)"
+    return {"priced": priced, "price_note": note}
 
 
 def _targets(model: str, sets: dict) -> dict:
@@ -125,8 +145,9 @@ def frontier_points(model: str, gpu: str, sets: dict) -> dict[str, Any]:
     names = (
         {f"{n}_at_{c}" for n in POINT for c in labels} | {f"plan_meets_at_{c}" for c in labels} | set(PLAN)
     )
-    points = []
+    points, flag = [], {}
     for _, _, env in fitting_layouts(model, [gpu], sets, names):
+        flag = price_flag(env)
         limit, seen = int(env["plan_concurrency_limit"]), set()
         for c in labels:
             value = limit if c == "limit" else int(c)
@@ -142,7 +163,7 @@ def frontier_points(model: str, gpu: str, sets: dict) -> dict[str, Any]:
     if not points:
         raise LedgerError(f"{model}: does not fit on {gpu} in any layout tried")
     mark_pareto(points)
-    return {"model": model, "gpu": gpu, "targets": _targets(model, sets), "points": points}
+    return {"model": model, "gpu": gpu, **flag, "targets": _targets(model, sets), "points": points}
 
 
 def mark_pareto(points: list[dict]) -> None:

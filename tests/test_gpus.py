@@ -175,6 +175,23 @@ def test_every_gpu_prices_are_rows_and_the_list_price_is_the_first():
     assert "Hyperstack on-demand 7.4 USD/GPU-hour (2026-08-26" in catalog.gpus()["b300"].other_prices
 
 
+@pytest.mark.parametrize(
+    "gpu_id, provider, date, per_gpu",
+    [  # the pages' own figures: per GPU-hour, or an instance's price over its GPUs
+        ("mi300x", "Crusoe", "2026-09-20", 3.45),  # crusoe.ai/cloud/pricing "$3.45/GPU-hr"
+        ("mi325x", "TensorWave", "2026-05-18", 1.95),  # cliffcenter.com research note "$1.95"
+        ("gb200", "CoreWeave", "2026-09-20", 42.00 / 4),  # coreweave.com/pricing NVL72: $42.00, 4 GPUs
+        ("rtx-pro-6000", "CoreWeave", "2026-09-20", 20.00 / 8),  # coreweave.com/pricing: $20.00, 8 GPUs
+    ],
+)
+def test_prices_found_for_the_gpus_that_had_none(gpu_id, provider, date, per_gpu):
+    g = catalog.gpus()[gpu_id]
+    assert (g.price_provider, g.price_rate_type, g.price_date) == (provider, "on-demand", date)
+    assert g.price_usd_per_gpu_hour == pytest.approx(per_gpu)
+    if gpu_id == "mi300x":  # DigitalOcean's Droplet page, validated 2026-05-28: "$1.99 per hour"
+        assert "DigitalOcean on-demand 1.99 USD/GPU-hour (2026-05-28" in g.other_prices
+
+
 def _gpu_file(tmp_path, **changes) -> str:
     with open("hardware/b300.yaml") as f:
         gpu = yaml.safe_load(f)

@@ -64,6 +64,26 @@ def test_plan_that_cannot_meet_the_targets_says_so():
     assert table.exit_code == 0 and "cannot meet" in table.output
 
 
+def test_an_unpriced_gpu_is_flagged_and_ranked_after_the_priced_ones():
+    """MI355X has no dated public price (hardware/mi355x.yaml): the 3 USD default stands in, so
+    its options say so and come after every priced option that meets the targets."""
+    args = ("plan", "llama-3-70b", "--gpu", "mi355x,h100-sxm", "--requests-per-day", "1e6")
+    options = json.loads(run(*args, "--json").output)["options"]
+    met = [o for o in options if o["meets_targets"]]
+    assert {o["gpu"] for o in met} == {"mi355x", "h100-sxm"}
+    flags = [o["priced"] for o in met]
+    assert flags == sorted(flags, reverse=True)  # every priced option first
+    for o in options:
+        assert o["priced"] is (o["gpu"] == "h100-sxm")
+        assert o["price_note"] == ("" if o["priced"] else "not priced (default 3 USD)")
+    table = run(*args)
+    assert "* mi355x: not priced (default 3 USD)" in " ".join(table.output.split())
+    owned = json.loads(run(*args, "--set", "gpu_purchase_usd=30000", "--json").output)["options"]
+    assert all(o["priced"] for o in owned)  # an owned GPU's cost is its purchase, not a quote
+    frontier = json.loads(run("frontier", "llama-3-70b", "--gpu", "mi355x", "--json").output)
+    assert (frontier["priced"], frontier["price_note"]) == (False, "not priced (default 3 USD)")
+
+
 def test_frontier_json_points_and_pareto(tmp_path):
     plot = tmp_path / "f.svg"
     result = run("frontier", "llama-3-70b", "--gpu", "h100-sxm", "--json", "-o", str(plot))
@@ -75,6 +95,9 @@ def test_frontier_json_points_and_pareto(tmp_path):
     for p in points:  # pareto: nothing at least as good on both, better on one
         beaten = any(q[u] >= p[u] and q[g] >= p[g] and (q[u] > p[u] or q[g] > p[g]) for q in points)
         assert p["pareto"] is (not beaten)
+    png = tmp_path / "f.png"
+    assert run("frontier", "llama-3-70b", "--gpu", "h100-sxm", "-o", str(png)).exit_code == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"  # the PNG signature (RFC 2083 3.1)
     tp4 = [p for p in points if p["gpu_count"] == 4]
     r = evaluate("llama-3-70b", {"gpu": "h100-sxm", "gpu_count_setting": "4", "concurrency": "64"})
     p64 = next(p for p in tp4 if p["concurrency"] == 64)
@@ -108,7 +131,7 @@ def test_frontier_json_points_and_pareto(tmp_path):
             ["plan", "llama-3-70b", "--requests-per-day", "1e6", "--set", "residual_value_fraction=2"],
             "residual",
         ),
-        (["frontier", "llama-3-70b", "--gpu", "h100-sxm", "-o", "x.png"], ".svg or .pdf"),
+        (["frontier", "llama-3-70b", "--gpu", "h100-sxm", "-o", "x.gif"], ".svg, .pdf or .png"),
         (["frontier", "llama-3-70b", "--gpu", "h100-sxm", "--tpot", "-1"], "--tpot"),
     ],
 )

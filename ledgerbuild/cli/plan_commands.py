@@ -117,14 +117,16 @@ def plan(
                  "TPOT ms", "meets"):  # fmt: skip
         table.add_column(name, justify="left" if name in ("GPU", "layout") else "right", no_wrap=True)
     unmet = [f"{r['gpu']} {r['layout']}" for r in result["options"] if not r["meets_targets"]]
-    if unmet:
-        table.caption = f"{CANNOT}: {', '.join(unmet)}"
+    unpriced = sorted({f"* {r['gpu']}: {r['price_note']}" for r in result["options"] if not r["priced"]})
+    notes = ([f"{CANNOT}: {', '.join(unmet)}"] if unmet else []) + unpriced
+    if notes:
+        table.caption = "; ".join(notes)
     for r in result["options"]:
         conc = str(r["concurrency"]) if r["meets_targets"] else "-"
         table.add_row(
             r["gpu"], r["layout"], conc, str(r["replicas"] or "-"), str(r["gpus"] or "-"),
-            _money(r["usd_per_month"]),
-            _usd(r["usd_per_million_output_tokens"]),
+            _money(r["usd_per_month"]) + ("" if r["priced"] else " *"),
+            _usd(r["usd_per_million_output_tokens"]) + ("" if r["priced"] else " *"),
             _ms(r["ttft_s"]), _ms(r["tpot_s"]), "yes" if r["meets_targets"] else "no",
         )  # fmt: skip
     out.print(table)
@@ -143,7 +145,7 @@ def frontier(
     time_model: str | None = time_model_option(),
     engine: Engine | None = engine_option(),
     json_: bool = typer.Option(False, "--json", help="Print one JSON object with `points`"),
-    output: Path | None = typer.Option(None, "-o", "--output", help="Also draw it: plot.svg or plot.pdf"),
+    output: Path | None = typer.Option(None, "-o", "--output", help="Also draw it: .svg, .pdf or .png"),
 ):
     """A point per layout and concurrency (1, 2, 4 ... the engine's limit): tokens/s per user,
     output tokens/s per GPU, TTFT, TPOT, USD per million output tokens, the targets met, and
@@ -169,7 +171,8 @@ def frontier(
         return
     from rich.table import Table
 
-    table = Table(title=f"{model} on {gpu}: the frontier (* = Pareto)")
+    priced = "" if result["priced"] else f"; USD/Mtok {result['price_note']}"
+    table = Table(title=f"{model} on {gpu}: the frontier (* = Pareto{priced})")
     for name in ("GPUs", "layout", "conc.", "tok/s/user", "tok/s/GPU", "TTFT ms", "TPOT ms",
                  "USD/Mtok", "meets", "Pareto"):  # fmt: skip
         table.add_column(name, justify="left" if name == "layout" else "right", no_wrap=True)

@@ -2,7 +2,7 @@
 layout, the non-dominated points ringed, as published serving benchmarks draw it.
 
 Every point is a `frontier_points` point (the ledger's candidate figures); drawn by chart.py
-and written as SVG or PDF. Shortcut: linear axes (the points span one to two decades).
+and written as SVG, PDF or PNG (chart_png.py). Shortcut: linear axes (the points span one to two decades).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from ...errors import LedgerError
 from ...files import write_output
 from .chart import COLORS, Chart, Panel, Series, layout
 from .chart_files import to_pdf, to_svg
+from .chart_png import to_png
 from .plots import NATURAL_WIDTH_PT
 
 USER, GPU = "tokens_per_s_per_user", "output_tokens_per_s_per_gpu"
@@ -44,14 +45,18 @@ def frontier_chart(data: dict) -> Chart:
 
 
 def save_frontier(data: dict, path: Path) -> None:
-    """The chart as SVG or PDF, by the file's suffix (written to a temporary file, renamed)."""
+    """The chart as SVG, PDF or PNG, by the file's suffix (written to a temporary file, renamed)."""
+    save_chart_file(frontier_chart(data), path, "the frontier plot")
+
+
+def save_chart_file(chart: Chart, path: Path, what: str) -> None:
+    """`chart` as SVG, PDF or PNG by `path`'s suffix, written to a temporary file and renamed."""
     path = Path(path)
-    chart = frontier_chart(data)
     if path.suffix.lower() == ".svg":
         text = to_svg(chart, layout(chart))
         write_output(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
-    elif path.suffix.lower() == ".pdf":
-        blob = to_pdf(chart, layout(chart))
+    elif path.suffix.lower() in (".pdf", ".png"):
+        blob = to_pdf(chart, layout(chart)) if path.suffix.lower() == ".pdf" else to_png(chart)
         write_output(path, lambda tmp: Path(tmp).write_bytes(blob))
     else:
-        raise LedgerError(f"-o {path}: the frontier plot is written as .svg or .pdf")
+        raise LedgerError(f"-o {path}: {what} is written as .svg, .pdf or .png")

@@ -20,7 +20,7 @@ from ...numeric import NumericEvaluator
 from ...printed import printed_ledger
 from ..selection import progress_bar, select
 from .book import Book
-from .checks import write_checks
+from .checks import plan_check, write_checks
 from .compare import COMPARE, compare_calc_sheet, write_compare, write_sweeps
 from .frontier import write_frontier
 from .layout import check_cell
@@ -113,7 +113,9 @@ def build_workbook(
     for ws in wb.worksheets:
         if ws.title not in ("About", *TABLE_SHEETS.values()) and not ws.checked:
             check_cell(ws)
-    write_checks(wb, "summary_requests_in_flight", len(results))
+    meets = cacher.known[sweep_id, ()]["plan_meets_targets"]
+    plan = plan_check(sweep_id, names_for(ledger, sweep)["plan_meets_targets"], int(meets))
+    write_checks(wb, "summary_requests_in_flight", len(results), extra=[plan])
     return wb, cells, results
 
 

@@ -4,8 +4,11 @@ Scope: each computed sheet's own error count (its check cell, xlsx_layout.check_
 every model on Summary either sized or saying "does not fit" (no blank, no error, no stray
 text). A check is a row: label, the live status, and 1 where it passes; the master flag
 counts the failures. Other writers add rows through `extra` (label, formula giving 1 when it
-passes, its cached value). The range checks are one-cell array formulas: Gnumeric reads a
-range inside ISNUMBER/ISERROR outside an array as one intersected cell.
+passes, its cached value, and optionally a status formula and its cached text). The plan row
+(`plan_check`) is informative about the targets: a plan that cannot meet them is a legitimate
+answer, not a broken workbook, so it passes when the flag is 0 or 1 and fails only on an
+error. The range checks are one-cell array formulas: Gnumeric reads a range inside
+ISNUMBER/ISERROR outside an array as one intersected cell.
 """
 
 from __future__ import annotations
@@ -29,9 +32,7 @@ from .layout import (
 ALL_PASS = "ALL CHECKS PASS"
 
 
-def write_checks(
-    wb: Book, summary_fit_range: str, models: int, extra: list[tuple[str, str, int]] | None = None
-) -> Sheet:
+def write_checks(wb: Book, summary_fit_range: str, models: int, extra: list[tuple] | None = None) -> Sheet:
     """The Checks sheet (after Summary); `summary_fit_range`: Summary's column of requests in
     flight, one row per model."""
     ws = wb.create_sheet("Checks", wb.sheetnames.index("Summary") + 1)
@@ -63,8 +64,12 @@ def write_checks(
             True,
         )
     )
-    for label, formula, cached in extra or []:
-        rows.append((label, formula, "", "", cached, False))
+    for label, formula, cached, *shown in extra or []:
+        if shown:  # a status to read beside its pass flag
+            passes = formula.replace("{", "{{").replace("}", "}}")
+            rows.append((label, shown[0], shown[1], passes, cached, False))
+        else:
+            rows.append((label, formula, "", "", cached, False))
     for r, (label, status, cached_status, passes, cached, array) in enumerate(rows, start=5):
         text(ws, r, 1, label)
         if passes:
@@ -91,3 +96,16 @@ def write_checks(
     widths(ws, {1: 60, 2: 40, 3: 16})
     print_setup(ws, header_rows="1:4")
     return ws
+
+
+def plan_check(model: str, meets_ref: str, meets: int) -> tuple[str, str, int, str, str]:
+    """The Checks row of `model`'s plan (`meets_ref`: its plan_meets_targets cell): the status
+    says whether the plan meets the targets; it passes unless the flag is an error."""
+    says = ("plan meets the targets", "cannot meet the targets")
+    return (
+        f"Plan of {model} (the Inputs GPU, traffic and targets): informative, unmet targets pass",
+        f"=IF(ISNUMBER({meets_ref}),IF(OR({meets_ref}=0,{meets_ref}=1),1,0),0)",
+        1,
+        f'=IF({meets_ref}=1,"{says[0]}","{says[1]}")',
+        says[0] if meets == 1 else says[1],
+    )

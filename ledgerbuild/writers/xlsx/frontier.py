@@ -8,8 +8,13 @@ Workings on FrontierCalc (one column per GPU x layout, re-binding `gpu` and
 each column's values); the visible cells are one reference each, their cached values the
 figures the layouts were chosen by (the same evaluation), except the within-limit and Pareto
 flags, which are spreadsheet formulas over the rows (SUMPRODUCT).
+Beside the chart, the plan of each GPU x layout (formulas/plan.py re-bound per column, live)
+and the cheapest one meeting the targets, priced GPUs before unpriced ones, by formula (MATCH
+of the least monthly cost in a priced column, else in an unpriced one; no constant): what
+`ledgerbuild plan` prints first for the same GPUs.
 Shortcuts: the GPU x layout columns are those that fit when the workbook is built; the
-chart's series cover the rows within the engine's limit at that scenario.
+chart's series cover the rows within the engine's limit at that scenario; equal monthly costs
+go to the first column (the CLI takes the fewer GPUs per replica).
 """
 
 from __future__ import annotations
@@ -17,11 +22,13 @@ from __future__ import annotations
 from ...ledger import Ledger
 from ...numeric import NumericResult as Result
 from ...planning import POINT, candidate_labels, fitting_layouts, mark_pareto
-from ...units import excel_format
+from ...units import SUMMARY_FORMATS, excel_format
 from .book import Chart, column_letter, coordinate
 from .calc import FIRST_COL, Variation
 from .layout import (
     FORMULA_FILL,
+    HEADER_FILL,
+    HEADER_FONT,
     INPUT_FILL,
     SECTION_FONT,
     TITLE_FONT,
@@ -33,6 +40,7 @@ from .layout import (
 )
 from .models import Cell
 from .stamp import BlockStamper
+from .views import view_cell, view_label
 from .workers import Cacher
 
 GPU_ROW, TP_ROW, HEAD = 3, 4, 4  # FrontierCalc's binding rows; Frontier's header row
@@ -41,6 +49,16 @@ HEADINGS = ["GPU", "GPUs", "layout", "concurrency", "tokens/s per user", "output
             "TTFT (s)", "TPOT (s)", "USD per 1M output tokens", "within the engine's limit",
             "meets the targets", "Pareto (non-dominated)", "chart series"]  # fmt: skip
 U, G, WITHIN = 5, 6, 10  # columns of tokens/s per user, per GPU, the within-limit flag
+PLAN_AT, PLAN_COL = 22, 15  # the plan-per-layout block: first row, first column (O, under the chart)
+PLAN_SHOWN = [
+    "plan_gpus",
+    "plan_usd_per_month",
+    "plan_usd_per_million_output_tokens",
+    "plan_concurrency",
+    "plan_meets_targets",
+    "gpu_price_known",
+]
+
 SHOWN = [  # columns U onwards
     "tokens_per_s_per_user",
     "output_tokens_per_s_per_gpu",
@@ -105,8 +123,10 @@ def write_frontier(
         text(ws, top, 13, f"{gpu} TP{int(env['gpu_count'])}")
         spans.append((top, top + within[0], top + within[-1]))
     _pareto_cached(ws, first, last, labels, columns)
+    _plan_block(ws, columns, rows, names, res, ledger, cells)
     _chart(ws, spans, res.model_id)
-    widths(ws, {1: 14, 2: 8, 3: 8, 4: 12, **{c: 16 for c in range(5, 13)}, 13: 18})
+    widths(ws, {1: 14, 2: 8, 3: 8, 4: 12, **{c: 16 for c in range(5, 13)}, 13: 18,
+                **{c: 14 for c in range(PLAN_COL, PLAN_COL + 3 + len(PLAN_SHOWN))}})  # fmt: skip
     widths(calc, {1: 24, 2: 44, 3: 12, **{c: 14 for c in range(FIRST_COL, FIRST_COL + len(columns))}})
     print_setup(ws, header_rows=f"{HEAD}:{HEAD}")
     print_setup(calc, header_rows=f"{GPU_ROW}:{TP_ROW}")
@@ -114,7 +134,7 @@ def write_frontier(
 
 def _targets(labels: list[str]) -> set[str]:
     found = {f"{n}_at_{c}" for n in POINT for c in labels} | {f"plan_meets_at_{c}" for c in labels}
-    return found | {"total_gpus", "plan_concurrency_limit"}
+    return found | {"total_gpus", "plan_concurrency_limit"} | set(PLAN_SHOWN)
 
 
 def _refs(col: str, rows: dict[str, int], names: dict[str, str]):
@@ -155,6 +175,63 @@ def _ref_cell(ws, r, c, ref, q, key, res, ledger, cells, env, number_format=None
         number_format=number_format or excel_format(form.unit, form.integer),
     )
     cells.append(Cell(ws.title, coordinate(r, c), res.model_id, q, key))
+
+
+def _plan_block(ws, columns, rows, names, res, ledger, cells) -> None:
+    """The plan per GPU x layout, its monthly cost where it meets the targets (a column for
+    priced GPUs, one for unpriced), and the cheapest that meets them."""
+    top = PLAN_AT
+    text(ws, top - 1, PLAN_COL, "The plan per GPU and layout (live; Inputs' traffic, targets, price)",
+         font=SECTION_FONT)  # fmt: skip
+    cost_col = PLAN_COL + 2 + len(PLAN_SHOWN)
+    titles = ["GPU", "layout"] + [view_label(ledger, q) for q in PLAN_SHOWN] + list(COSTS)
+    for k, t in enumerate(titles, start=PLAN_COL):
+        text(ws, top, k, t, font=HEADER_FONT, fill=HEADER_FILL)
+    costs: list[tuple] = []
+    for i, (gpu, scenario, env) in enumerate(columns):
+        r = top + 1 + i
+        ref = _refs(column_letter(FIRST_COL + i), rows, names)
+        key = tuple(sorted(scenario.items()))
+        text(ws, r, PLAN_COL, gpu)
+        text(ws, r, PLAN_COL + 1, f"TP{int(env['gpu_count'])}")
+        for c, q in enumerate(PLAN_SHOWN, start=PLAN_COL + 2):
+            view_cell(ws, r, c, ledger, q, ref, Cell(ws.title, coordinate(r, c), res.model_id, q, key), cells)
+        meets, usd, priced = (ref(q) for q in ("plan_meets_targets", "plan_usd_per_month", "gpu_price_known"))
+        met = env["plan_meets_targets"] == 1
+        for k, flag in enumerate((1, 0)):  # priced, then unpriced
+            cached = env["plan_usd_per_month"] if met and env["gpu_price_known"] == flag else "-"
+            put(ws, r, cost_col + k, f'=IF(AND({meets}=1, {priced}={flag}), {usd}, "-")', fill=FORMULA_FILL,
+                number_format=SUMMARY_FORMATS["USD/month"], cached=cached)  # fmt: skip
+        costs.append(tuple(env["plan_usd_per_month"] if met and env["gpu_price_known"] == f else None
+                           for f in (1, 0)))  # fmt: skip
+    _plan_choice(ws, columns, costs, cost_col)
+
+
+COSTS = ("USD per month if priced and meeting the targets", "USD per month if unpriced and meeting them")
+
+
+def _plan_choice(ws, columns, costs: list[tuple], cost_col: int) -> None:
+    """The cheapest GPU x layout meeting the targets, priced GPUs first: MATCH of the least
+    cost in the priced column, else in the unpriced one, else "cannot meet the targets"."""
+    first, last = PLAN_AT + 1, PLAN_AT + len(columns)
+    span = [f"${column_letter(c)}${first}:${column_letter(c)}${last}" for c in (cost_col, cost_col + 1)]
+    gpus, tps = (
+        f"${column_letter(PLAN_COL + k)}${first}:${column_letter(PLAN_COL + k)}${last}" for k in (0, 1)
+    )
+    picks = []
+    for s in span:
+        at = f"MATCH(MIN({s}),{s},0)"
+        picks.append(f'INDEX({gpus},{at})&" "&INDEX({tps},{at})')
+    choice = f'=IF(COUNT({span[0]})>0,{picks[0]},IF(COUNT({span[1]})>0,{picks[1]},"cannot meet the targets"))'
+    cached = "cannot meet the targets"
+    for k in (0, 1):
+        found = [(c[k], i) for i, c in enumerate(costs) if c[k] is not None]
+        if found:
+            best = columns[min(found)[1]]
+            cached = f"{best[0]} TP{int(best[2]['gpu_count'])}"
+            break
+    text(ws, last + 2, PLAN_COL, "The plan: cheapest GPU and layout meeting the targets", font=SECTION_FONT)
+    put(ws, last + 3, PLAN_COL, choice, fill=FORMULA_FILL, cached=cached, font=SECTION_FONT)
 
 
 def _pareto_cached(ws, first, last, labels, columns) -> None:

@@ -47,8 +47,9 @@ PLAN_VIEW = [
     "plan_tpot_s",
     "plan_meets_targets",
     "gpu_price_usd_per_hour",
+    "gpu_price_known",
 ]
-UNGUARDED_PLAN = ("plan_meets_targets", "gpu_price_usd_per_hour", "total_gpus")
+UNGUARDED_PLAN = ("plan_meets_targets", "gpu_price_usd_per_hour", "gpu_price_known", "total_gpus")
 SECONDARY = [
     *UNGUARDED,
     "max_concurrency",
