@@ -123,7 +123,7 @@ def write_frontier(
         text(ws, top, 13, f"{gpu} TP{int(env['gpu_count'])}")
         spans.append((top, top + within[0], top + within[-1]))
     _pareto_cached(ws, first, last, labels, columns)
-    _plan_block(ws, columns, rows, names, res, ledger, cells)
+    _plan_block(ws, columns, rows, names, res, ledger, cells, cacher)
     _chart(ws, spans, res.model_id)
     widths(ws, {1: 14, 2: 8, 3: 8, 4: 12, **{c: 16 for c in range(5, 13)}, 13: 18,
                 **{c: 14 for c in range(PLAN_COL, PLAN_COL + 3 + len(PLAN_SHOWN))}})  # fmt: skip
@@ -177,9 +177,10 @@ def _ref_cell(ws, r, c, ref, q, key, res, ledger, cells, env, number_format=None
     cells.append(Cell(ws.title, coordinate(r, c), res.model_id, q, key))
 
 
-def _plan_block(ws, columns, rows, names, res, ledger, cells) -> None:
+def _plan_block(ws, columns, rows, names, res, ledger, cells, cacher: Cacher) -> None:
     """The plan per GPU x layout, its monthly cost where it meets the targets (a column for
-    priced GPUs, one for unpriced), and the cheapest that meets them."""
+    priced GPUs, one for unpriced), and the cheapest that meets them; the cells cached here
+    from each column's evaluation (the views' pass skips the Frontier)."""
     top = PLAN_AT
     text(ws, top - 1, PLAN_COL, "The plan per GPU and layout (live; Inputs' traffic, targets, price)",
          font=SECTION_FONT)  # fmt: skip
@@ -194,8 +195,12 @@ def _plan_block(ws, columns, rows, names, res, ledger, cells) -> None:
         key = tuple(sorted(scenario.items()))
         text(ws, r, PLAN_COL, gpu)
         text(ws, r, PLAN_COL + 1, f"TP{int(env['gpu_count'])}")
+        cacher.known[(res.model_id, key)] = env
+        shown: list[Cell] = []
         for c, q in enumerate(PLAN_SHOWN, start=PLAN_COL + 2):
-            view_cell(ws, r, c, ledger, q, ref, Cell(ws.title, coordinate(r, c), res.model_id, q, key), cells)
+            view_cell(ws, r, c, ledger, q, ref, Cell(ws.title, coordinate(r, c), res.model_id, q, key), shown)
+        cacher.fill(ws, shown)
+        cells.extend(shown)
         meets, usd, priced = (ref(q) for q in ("plan_meets_targets", "plan_usd_per_month", "gpu_price_known"))
         met = env["plan_meets_targets"] == 1
         for k, flag in enumerate((1, 0)):  # priced, then unpriced
