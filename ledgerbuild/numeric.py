@@ -186,6 +186,7 @@ class NumericEvaluator:
         self._scenario_floats: dict | None = None
         self._set_floats = {n: float(v) for n, v in self.parsed.numbers.items() if n in self.forms}
         self._float_steps: dict[tuple, tuple] = {}
+        self._set_quantities = [n for n in self.sets if n in self.forms]  # lost in the h32perf merge
 
     def variant(self, sets: dict[str, str]) -> NumericEvaluator:
         """An evaluator of this scenario with `sets` on top: only those values are parsed."""
