@@ -104,8 +104,10 @@ def _atoms(tex: str) -> tuple[Atom, ...]:
         t = tokens[i]
         if t not in _SPECIAL:
             i += 1
-            atom = _plain(t)
-        elif t == " ":
+            out.append(_plain(t, spaces))
+            spaces = 0
+            continue
+        if t == " ":
             i += 1
             spaces += 1
             continue
@@ -137,7 +139,7 @@ def _atoms(tex: str) -> tuple[Atom, ...]:
             arg, i = _group(tokens, i + 1, ends)
             atom = Atom(t + arg, len(_inner(arg).replace("\\", "")))
         if spaces:  # the source's spaces kept (\cdot x must not become \cdotx)
-            atom = atom._replace(text=" " * spaces + atom.text)
+            atom = Atom(" " * spaces + atom.text, atom.width, atom.kind)
             spaces = 0
         out.append(atom)
     return tuple(out)
@@ -157,8 +159,9 @@ def _environment(tokens: list[str], i: int, ends: dict[int, int]) -> tuple[Atom,
 
 
 @lru_cache(maxsize=4096)
-def _plain(t: str) -> Atom:
-    return Atom(t, _width_of_token(t), "op" if t in _OPERATORS else "")
+def _plain(t: str, spaces: int) -> Atom:
+    """A token that is an atom of its own, after `spaces` spaces."""
+    return Atom(" " * spaces + t, _width_of_token(t), "op" if t in _OPERATORS else "")
 
 
 def _width_of_token(t: str) -> float:
