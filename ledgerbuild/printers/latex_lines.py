@@ -10,12 +10,18 @@ reopens them with \\left. (amsmath's way for split equations); a `cases` row too
 continues below, its condition on the last piece; a fraction too wide is written (A) / (B)
 where that breaks it. Shortcuts: widths are estimates (TeX and MathJax glyph widths
 averaged); an atom wider than the budget that cannot be opened (a root) stays one line.
+Every step is a pure function of its text, remembered per text (`atoms`, `rendered_width`,
+an environment's width, `break_lines`): a group's width reads its inner text
+again at each depth and a display is measured by several steps, and a document set repeats
+its symbolic forms for every model with the same structural zeros (issue 32: a docs run
+spent 12 s of CPU re-reading the same text here).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
 _TOKEN = re.compile(r"\\[A-Za-z]+|\\.|[{}]|\s+|.", re.S)
 _ONE_ARG = {"mathrm", "text", "operatorname", "mathit", "mathbf", "texttt", "mathsf", "boldsymbol"}
@@ -37,8 +43,7 @@ _OPERATORS = {
 }  # \times: only in numbers (4.0 \times 10^{5})
 
 
-@dataclass
-class Atom:
+class Atom(NamedTuple):
     """One unit that is never split: a character, a command with its arguments, a group."""
 
     text: str
@@ -50,18 +55,26 @@ def _tokens(tex: str) -> list[str]:
     return [t for t in _TOKEN.findall(tex) if not t.isspace() or t == " "]
 
 
-def _group(tokens: list[str], i: int) -> tuple[str, int]:
+def _closing(tokens: list[str]) -> dict[int, int]:
+    """For each "{" its group's end (the index after its "}", or the end of an unclosed one)."""
+    ends, open_ = {}, []
+    for k, t in enumerate(tokens):
+        if t == "{":
+            open_.append(k)
+        elif t == "}" and open_:
+            ends[open_.pop()] = k + 1
+    for k in open_:
+        ends[k] = len(tokens)
+    return ends
+
+
+def _group(tokens: list[str], i: int, ends: dict[int, int] | None = None) -> tuple[str, int]:
     """The text of the group or single token at i, and the index after it."""
     if i >= len(tokens):
         return "", i
     if tokens[i] != "{":
         return tokens[i], i + 1
-    depth, j = 0, i
-    while j < len(tokens):
-        depth += {"{": 1, "}": -1}.get(tokens[j], 0)
-        j += 1
-        if depth == 0:
-            break
+    j = (ends if ends is not None else _closing(tokens))[i]
     return "".join(tokens[i:j]), j
 
 
@@ -73,55 +86,82 @@ def _inner(group: str) -> str:
 
 
 def atoms(tex: str) -> list[Atom]:
-    tokens, i, spaced = _tokens(tex), 0, []
+    return list(_atoms(tex))
+
+
+# tokens that start an atom of more than one token, or a space; any other is an atom of its own
+_SPECIAL = {" ", "^", "_", "{", r"\frac", r"\begin", r"\left", r"\right", r"\sqrt"} | {
+    "\\" + n for n in _ONE_ARG
+}
+
+
+@lru_cache(maxsize=1 << 16)
+def _atoms(tex: str) -> tuple[Atom, ...]:
+    tokens, i, spaces = _tokens(tex), 0, 0
+    ends = _closing(tokens)
     out: list[Atom] = []
     while i < len(tokens):
         t = tokens[i]
+        if t not in _SPECIAL:
+            i += 1
+            out.append(_plain(t, spaces))
+            spaces = 0
+            continue
         if t == " ":
             i += 1
-            spaced.append(len(out))
+            spaces += 1
             continue
-        if t in ("^", "_"):
-            arg, i = _group(tokens, i + 1)
-            out.append(Atom(t + arg, 0.7 * rendered_width(_inner(arg))))
+        elif t in ("^", "_"):
+            arg, i = _group(tokens, i + 1, ends)
+            atom = Atom(t + arg, 0.7 * rendered_width(_inner(arg)))
         elif t == "{" and out and out[-1].kind == "left":  # \left\lceil{x}\right\rceil: x breaks
-            arg, i = _group(tokens, i)
+            arg, i = _group(tokens, i, ends)
             tokens[i:i] = [" ", *_tokens(_inner(arg))]
+            ends = _closing(tokens)
+            continue
         elif t == "{":
-            arg, i = _group(tokens, i)
-            out.append(Atom(arg, rendered_width(_inner(arg))))
+            arg, i = _group(tokens, i, ends)
+            atom = Atom(arg, rendered_width(_inner(arg)))
         elif t == r"\frac":
-            a, j = _group(tokens, i + 1)
-            b, i = _group(tokens, j)
+            a, j = _group(tokens, i + 1, ends)
+            b, i = _group(tokens, j, ends)
             width = max(rendered_width(_inner(a)), rendered_width(_inner(b))) + 0.4
-            out.append(Atom(t + a + b, width, "frac"))
+            atom = Atom(t + a + b, width, "frac")
         elif t == r"\begin":
-            j, depth = i, 0
-            while j < len(tokens):
-                depth += {r"\begin": 1, r"\end": -1}.get(tokens[j], 0)
-                j += 1
-                if depth == 0:
-                    break
-            _, j = _group(tokens, j)  # the \end's {name}
-            text = "".join(tokens[i:j])
-            out.append(Atom(text, _env_width(text), "env"))
-            i = j
-        elif t[1:] in _ONE_ARG:
-            arg, i = _group(tokens, i + 1)
-            out.append(Atom(t + arg, len(_inner(arg).replace("\\", "")) * (1 if t == r"\text" else 1)))
+            atom, i = _environment(tokens, i, ends)
         elif t in (r"\left", r"\right"):
-            delim, i = _group(tokens, i + 1)
-            out.append(Atom(f"{t}{delim}", 0 if delim == "." else 0.8, t[1:]))
+            delim, i = _group(tokens, i + 1, ends)
+            atom = Atom(f"{t}{delim}", 0 if delim == "." else 0.8, t[1:])
         elif t == r"\sqrt":
-            arg, i = _group(tokens, i + 1)
-            out.append(Atom(t + arg, rendered_width(_inner(arg)) + 1))
-        else:
-            i += 1
-            out.append(Atom(t, _width_of_token(t), "op" if t in _OPERATORS else ""))
-    for k in spaced:  # the source's spaces kept (\cdot x must not become \cdotx)
-        if k < len(out):
-            out[k].text = " " + out[k].text
-    return out
+            arg, i = _group(tokens, i + 1, ends)
+            atom = Atom(t + arg, rendered_width(_inner(arg)) + 1)
+        else:  # a command of _ONE_ARG
+            arg, i = _group(tokens, i + 1, ends)
+            atom = Atom(t + arg, len(_inner(arg).replace("\\", "")))
+        if spaces:  # the source's spaces kept (\cdot x must not become \cdotx)
+            atom = Atom(" " * spaces + atom.text, atom.width, atom.kind)
+            spaces = 0
+        out.append(atom)
+    return tuple(out)
+
+
+def _environment(tokens: list[str], i: int, ends: dict[int, int]) -> tuple[Atom, int]:
+    """The \\begin ... \\end at i (nested ones inside) as one atom, and the index after it."""
+    j, depth = i, 0
+    while j < len(tokens):
+        depth += {r"\begin": 1, r"\end": -1}.get(tokens[j], 0)
+        j += 1
+        if depth == 0:
+            break
+    _, j = _group(tokens, j, ends)  # the \end's {name}
+    text = "".join(tokens[i:j])
+    return Atom(text, _env_width(text), "env"), j
+
+
+@lru_cache(maxsize=4096)
+def _plain(t: str, spaces: int) -> Atom:
+    """A token that is an atom of its own, after `spaces` spaces."""
+    return Atom(" " * spaces + t, _width_of_token(t), "op" if t in _OPERATORS else "")
 
 
 def _width_of_token(t: str) -> float:
@@ -144,7 +184,7 @@ def _width_of_token(t: str) -> float:
 def _cells(body: str) -> list[list[str]]:
     """An environment's rows and cells, split at its own \\\\ and & (not a nested one's)."""
     rows: list[list[str]] = [[""]]
-    for atom in atoms(body):
+    for atom in _atoms(body):
         if atom.text.strip() == "\\\\":
             rows.append([""])
         elif atom.text.strip() == "&":
@@ -158,6 +198,7 @@ def _env_body(text: str) -> str:
     return re.sub(r"^\s*\\begin\{\w+\}|\\end\{\w+\}\s*$", "", text)
 
 
+@lru_cache(maxsize=1 << 14)
 def _env_width(text: str) -> float:
     """Each column as wide as its widest cell, a quad between columns, the brace."""
     rows = _cells(_env_body(text))
@@ -166,9 +207,10 @@ def _env_width(text: str) -> float:
     return 1.5 + sum(widest) + 2.0 * (columns - 1)
 
 
+@lru_cache(maxsize=1 << 16)
 def rendered_width(tex: str) -> float:
     """Width of the rendered formula in characters (an average glyph, about half an em)."""
-    return sum(a.width for a in atoms(tex))
+    return sum(a.width for a in _atoms(tex))
 
 
 def line_widths(tex: str) -> list[float]:
@@ -183,7 +225,12 @@ def break_lines(tex: str, budget: float, first: float | None = None) -> list[str
     """The formula as lines of at most `budget` characters each (`first` for the first line),
     breaking before a top-level operator, at the shallowest \\left depth that fills a line
     at least half; continuation lines reopen the \\left's still open."""
-    items = _unfolded(atoms(tex), budget)
+    return list(_break_lines(tex, budget, first))
+
+
+@lru_cache(maxsize=1 << 14)
+def _break_lines(tex: str, budget: float, first: float | None) -> tuple[str, ...]:
+    items = _unfolded(_atoms(tex), budget)
     stack: list[str] = []
     candidates: list[tuple[int, list[str]]] = []  # (index, the \\left's open before it)
     offsets, total = [], 0.0
@@ -219,10 +266,10 @@ def break_lines(tex: str, budget: float, first: float | None = None) -> list[str
         text = "".join(a.text for a in items[bounds[n] : bounds[n + 1]]).strip()
         text = "".join(r"\left. " for _ in opens[n]) + text + "".join(r" \right." for _ in opens[n + 1])
         out.append(text if n == 0 else CONTINUE + text)
-    return out
+    return tuple(out)
 
 
-def _unfolded(items: list[Atom], budget: float) -> list[Atom]:
+def _unfolded(items: tuple[Atom, ...], budget: float) -> list[Atom]:
     """Atoms wider than the budget opened up: a fraction written (A) / (B) so that its parts
     break like the rest, a cases environment with its rows broken."""
     out: list[Atom] = []
@@ -236,8 +283,8 @@ def _unfolded(items: list[Atom], budget: float) -> list[Atom]:
             a, j = _group(tokens, 1)
             b, _ = _group(tokens, j)
             parts = [_inner(a), _inner(b)]
-            shown = [rf"\left({p}\right)" if len(atoms(p)) > 1 else p for p in parts]
-            flat = _unfolded(atoms(f"{shown[0]} / {shown[1]}"), budget)
+            shown = [rf"\left({p}\right)" if len(_atoms(p)) > 1 else p for p in parts]
+            flat = _unfolded(_atoms(f"{shown[0]} / {shown[1]}"), budget)
             pieces = break_lines("".join(a.text for a in flat), budget)
             # written (A) / (B) only where that breaks it into narrower lines
             narrower = max(rendered_width(p) for p in pieces) < atom.width
