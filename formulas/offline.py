@@ -10,7 +10,9 @@ whose decode and prefill tokens fit its per-step token budget. A pipeline of P s
 micro-batches in flight, one per stage.
 
 A stage step's routed-expert FLOPs run at expert_efficiency x mfu (grouped GEMMs on few tokens
-per expert) and, under expert parallelism, wait for the busiest GPU (expert_imbalance).
+per expert) and, under expert parallelism, wait for the busiest GPU (expert_imbalance); with
+attention data parallelism the step also waits for the rank prefilling the most (moe_serving.py),
+and the routed-expert bytes are the mean over pure-decode steps and steps carrying a chunk.
 The ceiling (`offline_ceiling_tokens_per_s`) is the same step at the roofline: every FLOP at
 peak and every HBM byte at peak bandwidth, overlapped, with no link time and no overheads;
 no engine on this hardware exceeds it. The estimate charges the time model in
