@@ -78,7 +78,15 @@ def mixed_step_experts_unread(prefix, micro, prompts, source):
         source=SCHEDULERS,
         topic=T,
     )
-    decode_only = experts_untouched_bytes(floor(micro) * expert_parallel)
+    decode_only = quantity(
+        f"{prefix}_unread_in_decode_steps_bytes",
+        experts_untouched_bytes(floor(micro) * expert_parallel),
+        "bytes",
+        "Routed-expert bytes a pure-decode stage step does not read (its decode tokens of every EP replica)",
+        source=source,
+        topic=T,
+        when="moe",
+    )
     with_chunk_tokens = quantity(
         f"{prefix}_chunk_step_tokens",
         micro + Piecewise((prompts * prefill_tokens, prompts * spans >= 1), (prefill_tokens / spans, True)),
@@ -88,7 +96,15 @@ def mixed_step_experts_unread(prefix, micro, prompts, source):
         source=SCHEDULERS,
         topic=T,
     )
-    with_chunk = experts_untouched_bytes(floor(with_chunk_tokens) * expert_parallel)
+    with_chunk = quantity(
+        f"{prefix}_unread_in_chunk_steps_bytes",
+        experts_untouched_bytes(floor(with_chunk_tokens) * expert_parallel),
+        "bytes",
+        "Routed-expert bytes a stage step carrying a prefill chunk does not read",
+        source=source,
+        topic=T,
+        when="moe",
+    )
     unread = quantity(
         f"{prefix}_experts_unread_bytes",
         Piecewise((decode_only, share <= 0), ((1 - share) * decode_only + share * with_chunk, True)),
