@@ -26,6 +26,7 @@ TOPICS = [
     "ownership",
     "serving",
     "roofline",
+    "moe_serving",
     "offline",
     "load",
     "image_cost",

@@ -10,7 +10,9 @@ whose decode and prefill tokens fit its per-step token budget. A pipeline of P s
 micro-batches in flight, one per stage.
 
 A stage step's routed-expert FLOPs run at expert_efficiency x mfu (grouped GEMMs on few tokens
-per expert) and, under expert parallelism, wait for the busiest GPU (expert_imbalance).
+per expert) and, under expert parallelism, wait for the busiest GPU (expert_imbalance); with
+attention data parallelism the step also waits for the rank prefilling the most (moe_serving.py),
+and the routed-expert bytes are the mean over pure-decode steps and steps carrying a chunk.
 The ceiling (`offline_ceiling_tokens_per_s`) is the same step at the roofline: every FLOP at
 peak and every HBM byte at peak bandwidth, overlapped, with no link time and no overheads;
 no engine on this hardware exceeds it. The estimate charges the time model in
@@ -43,12 +45,12 @@ from .inputs import (
 )
 from .kv_cache import kv_bytes_read_decode
 from .latency import (
-    experts_unread,
     link_time,
     step_time,
     weights_read_per_gpu,
 )
 from .memory import kv_capacity_requests, kv_share_per_gpu, replica_gpus, total_gpus
+from .moe_serving import ADP, attention_dp_busiest_prompts, mixed_step_experts_unread
 from .numerics import peak_flops_per_s, weight_dequant_factor
 from .params import num_moe_layers, params_expert
 from .serving import gpu_price
@@ -111,8 +113,16 @@ def stage_step(prefix, micro, prompts, source):
         source=source,
         topic=T,
     )
-    unread = experts_unread(
-        f"{prefix}_experts_unread_bytes", floor(tokens), f"a step of {prefix}_step_tokens", source
+    unread, prompts, spans = mixed_step_experts_unread(prefix, micro, prompts, source)
+    busiest = attention_dp_busiest_prompts(prefix, prompts, spans)
+    adp_wait = quantity(
+        f"{prefix}_adp_wait_flops",
+        (busiest - prompts) * (flops_prefill - prefill_tokens * routed_flops_per_token),
+        "FLOP",
+        "Prefill FLOPs (attention and every weight but the routed experts) the busiest attention "
+        "data-parallel rank runs in a step beyond the mean rank's, while the others wait",
+        source=ADP,
+        topic=T,
     )
     weights_read = weights_read_per_gpu(unread)
     step_bytes = quantity(
@@ -153,11 +163,13 @@ def stage_step(prefix, micro, prompts, source):
         f"{prefix}_compute_s",
         (
             compute_floor
-            + (slowest / expert_efficiency - 1) * tokens * routed / (replica_gpus * peak_flops_per_s)
+            + ((slowest / expert_efficiency - 1) * tokens * routed + adp_wait)
+            / (replica_gpus * peak_flops_per_s)
         )
         / mfu,
         "s",
-        "Stage step compute under the time model (at mfu; routed experts at expert_efficiency x mfu)",
+        "Stage step compute under the time model (at mfu; routed experts at expert_efficiency x mfu; "
+        "the busiest attention data-parallel rank's prefill)",
         source=source,
         topic=T,
     )

@@ -13,7 +13,9 @@ overhead <= 1 ms), overlap = 0 (the times add).
 
 The transfer rule: one set of figures for every GPU (`calibrated`), so a GPU never measured
 runs at its own datasheet peaks (per format: FP4, FP8, BF16), HBM and link bandwidth with the
-fitted efficiencies, the kernel efficiency (mfu) carrying from one format to another; a GPU
+fitted efficiencies, the kernel efficiency (mfu) carrying from one format to another; the
+measured GPUs of its vendor and architecture (else vendor) refit its efficiencies and overheads
+(FAMILY_FREE); the link and expert figures are the all-GPU fit's; a GPU
 with measurements also gets its own refit (`calibrated@gpu`), starting from those figures; a
 GPU without multi-GPU rows keeps the shared all-reduce figures (the report says so).
 `cross_validate` refits with each group's rows left out and predicts them: the figure that says
@@ -57,6 +59,11 @@ BOUNDS = {
     "expert_imbalance": (1.0, 3.0, 1.3),  # busiest EP GPU over the mean (EP rows only)
 }
 LINK = ("allreduce_efficiency", "allreduce_latency_s")
+# what a vendor/architecture family refits for a GPU it transfers to: the silicon's kernel and
+# memory efficiencies and its host's overheads; the link and expert figures are kept from the
+# fit over every measured GPU (a family of one or two GPUs refitting them carries its own rows'
+# quirks, e.g. a PCIe system's all-reduce to an NVLink GPU, one model's routing to every MoE)
+FAMILY_FREE = ("mfu", "bandwidth_efficiency", "step_overhead_s", "sequence_overhead_s", "request_overhead_s")
 
 
 @dataclass
@@ -226,9 +233,11 @@ def fit(prepared: Prepared, mask: np.ndarray | None = None, per_gpu: bool = True
         for key in sorted(set(keys[mask, level])):
             own = mask & (keys[:, level] == key)
             held = _unidentified(prepared, own, shared, key, [])
-            if _measured_count(prepared, own) < len(BOUNDS) - len(held) or own.sum() == mask.sum():
+            free = [n for n in FAMILY_FREE if n not in held]
+            if _measured_count(prepared, own) < len(free) or own.sum() == mask.sum():
                 continue
-            per_family[key] = _fit(prepared, own, [n for n in BOUNDS if n not in held], held, shared)
+            kept = {n: v for n, v in shared.items() if n not in free}
+            per_family[key] = _fit(prepared, own, free, kept, shared)
     fitted = {}
     for gpu in sorted(set(prepared.gpus[mask])) if per_gpu else []:
         own = mask & (prepared.gpus == gpu)
