@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 
 from ledgerbuild.frontier_check import frontier_check
-from ledgerbuild.writers.chart import COLORS, Chart, Panel, Series
-from ledgerbuild.writers.frontier_chart import save_chart_file
+from ledgerbuild.writers.docs.chart import COLORS, Chart, Panel, Series
+from ledgerbuild.writers.docs.frontier_chart import save_chart_file
 
 MODES = ((False, "layouts the plan searches (TP 1, 2, 4, 8)"), (True, "the layouts measured"))
 M, L = "measured_output_tokens_per_s_per_gpu", "ledger_output_tokens_per_s_per_gpu"

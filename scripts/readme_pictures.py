@@ -23,7 +23,7 @@ from pathlib import Path
 from PIL import Image
 
 ROOT = Path(__file__).resolve().parent.parent
-from ledgerbuild.writers import xlsx_package  # noqa: E402
+from ledgerbuild.writers.xlsx import package as xlsx_package  # noqa: E402
 from ledgerbuild.writers.xlsx import build_workbook, save_atomically  # noqa: E402
 
 MODELS, GPUS, FRONTIER = (

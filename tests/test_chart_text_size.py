@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ledgerbuild.cli import app
-from ledgerbuild.writers.chart import text_width
+from ledgerbuild.writers.docs.chart import text_width
 from ledgerbuild.writers.docs import write_docs
 
 SVG = "{http://www.w3.org/2000/svg}"
