@@ -16,8 +16,8 @@ ones (offline.py's stage step, declared again at this micro-batch).
   `ttft_overhead_ms`, not fitted), its own prefill (latency.py's `prefill_s`, the prompt alone)
   plus the wait for its chunks of the step's token budget behind the other requests' decode
   tokens: with chunked prefill ceil(prompt / (max_num_tokens - decode tokens)) steps, without
-  one step; plus `inflight_prompt_token_s` (fitted, empirical) per prompt token of the other
-  requests in flight; past what the engine holds, the queue: closed loop (Little's law),
+  one step; plus, at a concurrency, `inflight_prompt_token_s` (fitted, empirical) per prompt
+  token of the other requests in flight; past what the engine holds, the queue: closed loop (Little's law),
   (waiting / running) x the service time of a request.
 - Output tokens/s: closed loop, running x output tokens / (in-flight TTFT + (output - 1) x
   TPOT) per replica, as benchmarks count it.
@@ -133,11 +133,12 @@ in_flight_ttft = quantity(
     + request_overhead_s
     + prefill_s
     + Piecewise((0, running <= 1), (chunks * P * step, True))
-    + inflight_prompt_token_s * Max(running - 1, 0) * prefill_tokens,
+    + Piecewise((0, offline), (inflight_prompt_token_s * Max(running - 1, 0) * prefill_tokens, True)),
     "s",
     "TTFT once admitted: the harness's stated overhead, the engine's fixed overhead "
     "(request_overhead_s), the prompt's prefill plus, for each of its chunks, a step of the other "
-    "requests' decode tokens",
+    "requests' decode tokens, and at a concurrency the fitted wait per prompt token of the other "
+    "requests in flight (fitted to closed-loop rows only: offline, no measured TTFT carries it)",
     source=SRC,
     topic=T,
 )

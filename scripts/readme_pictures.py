@@ -23,8 +23,8 @@ from pathlib import Path
 from PIL import Image
 
 ROOT = Path(__file__).resolve().parent.parent
-from ledgerbuild.writers.xlsx import package as xlsx_package  # noqa: E402
 from ledgerbuild.writers.xlsx import build_workbook, save_atomically  # noqa: E402
+from ledgerbuild.writers.xlsx import package as xlsx_package  # noqa: E402
 
 MODELS, GPUS, FRONTIER = (
     "llama-3-70b,llama-3-8b,qwen3-30b-a3b,mixtral-8x7b",

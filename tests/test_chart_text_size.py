@@ -14,8 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from ledgerbuild.cli import app
-from ledgerbuild.writers.docs.chart import text_width
 from ledgerbuild.writers.docs import write_docs
+from ledgerbuild.writers.docs.chart import text_width
 
 SVG = "{http://www.w3.org/2000/svg}"
 COLUMN_PX, BODY_PX = 660, 12
