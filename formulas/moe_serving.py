@@ -96,9 +96,19 @@ def mixed_step_experts_unread(prefix, micro, prompts, source):
         source=SCHEDULERS,
         topic=T,
     )
+    routed = quantity(
+        f"{prefix}_chunk_routed",
+        floor(with_chunk_tokens) * expert_parallel,
+        "tokens",
+        "Tokens a prefill-carrying step routes to the expert pool: its whole tokens on every EP "
+        "replica (named apart so the expert formula below stays one line wide)",
+        source=SCHEDULERS,
+        topic=T,
+        when="moe",
+    )
     with_chunk = quantity(
         f"{prefix}_unread_in_chunk_steps_bytes",
-        experts_untouched_bytes(floor(with_chunk_tokens) * expert_parallel),
+        experts_untouched_bytes(routed),
         "bytes",
         "Routed-expert bytes a stage step carrying a prefill chunk does not read",
         source=source,

@@ -222,7 +222,14 @@ def move_into(staging: Path, out: Path) -> None:
     staging, then the two folders swapped in one rename (Linux renameat2 RENAME_EXCHANGE) and
     the old one removed; where that cannot be done (another system, a subfolder or a link in
     out), every file renamed onto its name in out (renames only: milliseconds, but a kill -9
-    in between would leave a mix)."""
+    in between would leave a mix). A first run's out does not exist until this rename."""
+    if not out.exists():
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(staging, 0o777 & ~umask)  # mkdtemp made it 0700
+        os.rename(staging, out)
+        _SCRATCH.discard(str(staging))
+        return
     if not _swap_in(staging, out):
         for item in sorted(staging.iterdir()):
             check_target(out / item.name)

@@ -214,7 +214,9 @@ def standalone(snippet: str) -> str:
     return (
         "\\documentclass[10pt]{article}\n\\usepackage[a4paper,margin=18mm]{geometry} % the documents' page\n"
         + TEX_PACKAGES
-        + "\n\\allowdisplaybreaks\n\\begin{document}\n"
+        + "\n\\allowdisplaybreaks\n\\setlength{\\emergencystretch}{3em}\n"
+        + "\\sloppy % long citations (paths, titles) break rather than run into the margin\n"
+        + "\\begin{document}\n"
         + snippet
         + "\\end{document}\n"
     )

@@ -60,11 +60,11 @@ def _cell(value):
 def write_report(path: Path, title: str, intro: str, demos: dict, draw: Callable) -> str:
     path = Path(path)
     image = path.with_suffix(".png")
-    _figure(draw, image)
     parts = [f"# {title}\n", intro + "\n", f"![plot]({image.name})\n"]
-    for name, demo in demos.items():
+    for name, demo in demos.items():  # the long part first: a run ended here leaves no file
         rows = [{k: _cell(v) for k, v in r.items()} for r in demo()]
         parts.append(f"## {name}\n\n{(demo.__doc__ or '').strip()}\n\n{markdown_table(rows)}")
+    _figure(draw, image)
     write_text(path, "\n".join(parts))
     return f"wrote {path} and {image}"
 

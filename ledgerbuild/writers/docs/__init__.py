@@ -297,11 +297,13 @@ def topics_of(result: NumericResult) -> list[str]:
     return list(dict.fromkeys(q.topic for q in result.quantities if not trivially_zero(result, q)))
 
 
-def prepare_folder(out: Path) -> None:
+def prepare_folder(out: Path, made: bool = True) -> None:
+    """-o checked a folder; made now, or (made=False: a staged set renamed in whole) its parent
+    only, so an interrupted first run leaves no empty folder."""
     if out.exists() and not out.is_dir():
         raise LedgerError(f"{out}: is a file; -o takes a folder")
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        (out if made else out.parent).mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise LedgerError(f"{out}: cannot create the output folder ({e.strerror})") from None
 
@@ -339,7 +341,7 @@ def write_docs(
     refs = select(model_spec, catalog.models(), "models")
     results = [evaluator.evaluate(m) for m in refs]
     final = Path(out)
-    prepare_folder(final)
+    prepare_folder(final, made=False)
     out = staging_folder(final)  # written whole, then renamed in: an interrupted run leaves the old set
     written = 0
     figure_names = {r.model_id: figure_files(r.model_id) for r in results} if plots else {}
