@@ -137,7 +137,8 @@ def import_config(config: Path = typer.Argument(..., help="An HF config.json")):
 
 MEASURED_HELP = (
     "Measurement files (YAML rows or CSV; offline throughput rows or rows at a concurrency with "
-    "TTFT/TPOT) [every shipped file: TensorRT-LLM v0.17 and v1.0, InferenceX DeepSeek-R1]"
+    "TTFT/TPOT) [every shipped file: TensorRT-LLM v0.17 and v1.0, InferenceX DeepSeek-R1, "
+    "NIM / GPUStack dense models]"
 )
 WRITTEN_BY = "# Time model `"  # the first line of every file calibrate writes
 
