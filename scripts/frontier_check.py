@@ -4,8 +4,9 @@
 Prints, for each measured frontier point (ledgerbuild/frontier_check.py), the measured tokens/s
 per user and output tokens/s per GPU beside the ledger's best output tokens/s per GPU at that
 decode speed, then |ledger / measured - 1| per GPU and overall (median, p90), twice: the
-ledger's frontier over the layouts the plan searches (tensor parallel 1, 2, 4, 8), and over
-the layouts measured. `-o` draws ledger against measured (log-log, the 20 % band dotted) as
+ledger's frontier over the layouts the plan searches (tensor parallel 1, 2, 4, 8; for MoE
+models also attention data parallel x expert parallel, planning.layouts), and over the layouts
+measured. `-o` draws ledger against measured (log-log, the 20 % band dotted) as
 .png, .svg or .pdf.
 """
 
@@ -21,7 +22,10 @@ from ledgerbuild.frontier_check import frontier_check
 from ledgerbuild.writers.docs.chart import COLORS, Chart, Panel, Series
 from ledgerbuild.writers.docs.frontier_chart import save_chart_file
 
-MODES = ((False, "layouts the plan searches (TP 1, 2, 4, 8)"), (True, "the layouts measured"))
+MODES = (
+    (False, "layouts the plan searches (TP 1-8; MoE: also DP attention x EP)"),
+    (True, "the layouts measured"),
+)
 M, L = "measured_output_tokens_per_s_per_gpu", "ledger_output_tokens_per_s_per_gpu"
 
 
