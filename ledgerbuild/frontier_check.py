@@ -128,6 +128,11 @@ def compare_series(key: tuple, points: list[dict], same_layouts: bool = False) -
     return rows
 
 
+def series_name(r: dict) -> str:
+    """'b200 deepseek-r1 sglang fp8 1024/1024': a series' GPU, model, engine, weights, lengths."""
+    return f"{r['gpu']} {r['model']} {r['engine']} {r['weight_dtype']} {r['isl']}/{r['osl']}"
+
+
 def _layout_name(tp: int, replicas: int) -> str:
     return f"TP{tp}" + (f"xDP{replicas}" if replicas > 1 else "")
 
@@ -160,12 +165,15 @@ def frontier_check(names=LATENCY_FILES, same_layouts: bool = False) -> dict[str,
     series = sorted(measured_series(names).items())
     rows = [r for key, pts in series for r in compare_series(key, pts, same_layouts)]
     by_gpu: dict[str, list[dict]] = defaultdict(list)
+    by_series: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         by_gpu[r["gpu"]].append(r)
+        by_series[series_name(r)].append(r)
     return {
         "files": list(names),
         "ledger_layouts": "as measured" if same_layouts else "the plan's (planning.layouts)",
         "rows": rows,
         "per_gpu": {g: _summary(rs) for g, rs in sorted(by_gpu.items())},
+        "per_series": {name: _summary(rs) for name, rs in by_series.items()},
         "overall": _summary(rows),
     }

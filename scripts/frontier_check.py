@@ -44,6 +44,9 @@ def print_table(result: dict, title: str) -> None:
             f"{r['measured_tokens_per_s_per_user']:>10.1f} {r[M]:>9.1f} {r[L]:>9.1f} "
             f"{_pct(r['error']) if r['ledger_read'] != 'beyond' else 'beyond':>7}"
         )
+    for name, s in result["per_series"].items():
+        print(f"{name:48} points {s['points']:>2}  |error| median {100 * s['median_abs_error']:6.1f}%  "
+              f"signed median {_pct(s['median_signed_error'])}")  # fmt: skip
     for name, s in [*result["per_gpu"].items(), ("overall", result["overall"])]:
         print(
             f"{name:9} points {s['points']:>4} (beyond the ledger's fastest: {s['beyond']}, does not fit: "
