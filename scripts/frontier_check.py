@@ -23,7 +23,7 @@ from ledgerbuild.writers.docs.chart import COLORS, Chart, Panel, Series
 from ledgerbuild.writers.docs.frontier_chart import save_chart_file
 
 MODES = (
-    (False, "layouts the plan searches (TP 1-8; MoE: also DP attention x EP)"),
+    (False, "the plan's layouts (TP; MoE: DP x EP)"),
     (True, "the layouts measured"),
 )
 M, L = "measured_output_tokens_per_s_per_gpu", "ledger_output_tokens_per_s_per_gpu"
