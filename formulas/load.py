@@ -63,10 +63,13 @@ offline = concurrency <= 0
 
 requests = quantity(
     "load_requests_per_replica",
-    concurrency / expert_parallel,
+    ceiling(concurrency / expert_parallel),
     "requests",
-    "Requests the clients keep in flight per attention data-parallel replica",
-    source=SRC,
+    "Requests the clients keep in flight on the busiest attention data-parallel replica (whole "
+    "requests spread evenly: below one per replica, one each on `concurrency` replicas while the "
+    "others step idle with them, the EP group's step ending with its busiest rank)",
+    source=SRC + "; vLLM docs serving/data_parallel_deployment.md (docs.vllm.ai, read 2026-12-01: for MoE "
+    "models ranks without requests run dummy forward passes, the expert layers synchronise every step)",
     topic=T,
 )
 running = quantity(
@@ -76,6 +79,16 @@ running = quantity(
     "Requests a replica runs at once: its share of the concurrency, at most what the engine "
     "holds (offline: offline_concurrency)",
     source=SRC + "; " + TRTLLM,
+    topic=T,
+)
+in_flight = quantity(
+    "load_running_total",
+    Min(concurrency, expert_parallel * running),
+    "requests",
+    "Requests the deployment runs at once: the clients' concurrency, at most every replica's "
+    "running requests (the busiest replica's count times the replicas overstates it when the "
+    "requests do not divide evenly)",
+    source=SRC,
     topic=T,
 )
 micro = quantity(
@@ -172,7 +185,7 @@ throughput = quantity(
     "output_tokens_per_s",
     Piecewise(
         (offline_throughput, offline),
-        (expert_parallel * running * outputs / service, running > 0),
+        (in_flight * outputs / service, running > 0),
         (0, True),
     ),
     "tokens/s",
@@ -216,7 +229,7 @@ quantity(
 )
 quantity(
     "output_tokens_per_s_ceiling",
-    Piecewise((offline_ceiling, offline), (expert_parallel * running / tpot_floor, running > 0), (0, True)),
+    Piecewise((offline_ceiling, offline), (in_flight / tpot_floor, running > 0), (0, True)),
     "tokens/s",
     "Roofline ceiling of output tokens/s at the concurrency (decode at its floor, prefill free)",
     source=SRC,

@@ -265,6 +265,10 @@ class EngineEntry(_Strict):
     activation_logit_copies: float = Field(ge=0, default=0)
     kv_block_tokens: int = Field(ge=1, default=1)
     kv_pool_source: str = ""
+    # the layouts the plan searches for an MoE model (ledgerbuild/planning.py): the largest
+    # tensor-parallel size of one attention data-parallel replica (0: no DP attention)
+    attention_dp_max_tp: int = Field(ge=0, default=0)
+    layouts_source: str = ""
 
 
 class RopeMethodEntry(_Strict):

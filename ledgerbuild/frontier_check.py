@@ -8,10 +8,12 @@ limits); its measured points are every layout and concurrency published for it, 
 frontier their non-dominated points (planning.mark_pareto: none has at least their tokens/s per
 user and per GPU, and more of one). For each measured frontier point, the ledger's frontier is
 planning.frontier_points for the same model, GPU and scenario with the layouts the plan searches
-(tensor parallel 1, 2, 4, 8; pipeline stages as published; expert_parallel left at its default),
-read at the point's tokens/s per user: the best output tokens/s per GPU the ledger gives at that
-decode speed or faster, linear in log(tokens/s per GPU) against log(tokens/s per user) between
-the ledger's Pareto points. The error is ledger / measured - 1 of output tokens/s per GPU.
+(planning.layouts: tensor parallel 1, 2, 4, 8 and, for an MoE model on an engine that runs
+attention data-parallel, those GPU counts as attention replicas x expert parallel; pipeline
+stages as published), read at the point's tokens/s per user: the best output tokens/s per
+GPU the ledger gives at that decode speed or faster, linear in log(tokens/s per GPU) against
+log(tokens/s per user) between the ledger's Pareto points. The error is ledger / measured - 1
+of output tokens/s per GPU.
 Shortcuts: below the ledger's slowest Pareto point (past the engine's limit, where more requests
 only queue) the ledger's best is that point's throughput; a measured point faster per user than
 the ledger's fastest (concurrency 1) has no ledger throughput at that speed and is counted
@@ -126,6 +128,11 @@ def compare_series(key: tuple, points: list[dict], same_layouts: bool = False) -
     return rows
 
 
+def series_name(r: dict) -> str:
+    """'b200 deepseek-r1 sglang fp8 1024/1024': a series' GPU, model, engine, weights, lengths."""
+    return f"{r['gpu']} {r['model']} {r['engine']} {r['weight_dtype']} {r['isl']}/{r['osl']}"
+
+
 def _layout_name(tp: int, replicas: int) -> str:
     return f"TP{tp}" + (f"xDP{replicas}" if replicas > 1 else "")
 
@@ -158,12 +165,15 @@ def frontier_check(names=LATENCY_FILES, same_layouts: bool = False) -> dict[str,
     series = sorted(measured_series(names).items())
     rows = [r for key, pts in series for r in compare_series(key, pts, same_layouts)]
     by_gpu: dict[str, list[dict]] = defaultdict(list)
+    by_series: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         by_gpu[r["gpu"]].append(r)
+        by_series[series_name(r)].append(r)
     return {
         "files": list(names),
-        "ledger_layouts": "as measured" if same_layouts else "tensor parallel 1, 2, 4, 8 (the plan's)",
+        "ledger_layouts": "as measured" if same_layouts else "the plan's (planning.layouts)",
         "rows": rows,
         "per_gpu": {g: _summary(rs) for g, rs in sorted(by_gpu.items())},
+        "per_series": {name: _summary(rs) for name, rs in by_series.items()},
         "overall": _summary(rows),
     }

@@ -6,9 +6,15 @@ quantity (formulas/plan.py: the plan at the scenario's layout, and each candidat
 concurrency's figures `<name>_at_<c>`), evaluated by the numeric evaluator without sympy; this
 module only chooses the layouts to try, sorts the options and marks the non-dominated
 frontier points; a GPU without a known price (gpu_price_known 0: the default price stands in)
-is flagged `priced: false` with its note and ranked after every priced option. Shortcuts:
-layouts are tensor-parallel sizes 1, 2, 4, 8 (a --set gpu_count_setting, pipeline_parallel or
-expert_parallel is kept as given); a layout fits when the engine holds at least one request on it.
+is flagged `priced: false` with its note and ranked after every priced option. Layouts: 1, 2, 4
+or 8 GPUs in tensor parallel; for an MoE model (n_routed_experts > 0) on an engine that runs
+attention data-parallel (the engine table's attention_dp_max_tp > 0, cited in its
+layouts_source), also the same GPU counts as D >= 2 attention replicas of t GPUs each
+(t <= attention_dp_max_tp; the ledger's gpu_count t, expert_parallel D: the routed experts
+split over all t x D GPUs), as InferenceX runs DeepSeek-R1 (dp_attention, ep). Shortcuts: a
+--set gpu_count_setting, pipeline_parallel or expert_parallel is kept as given (a set
+expert_parallel adds no DP layout); a DP degree that does not divide the routed experts is not
+tried; a layout fits when the engine holds at least one request on it.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from .errors import LedgerError
 from .numeric import NumericEvaluator, quantity_forms
 from .rules import Scenario
 
-LAYOUTS = (1, 2, 4, 8)
+LAYOUTS = (1, 2, 4, 8)  # GPUs of a layout
 CANNOT = "cannot meet the targets"
 PLAN = (
     "plan_concurrency",
@@ -56,9 +62,29 @@ def candidate_labels() -> list[str]:
     return sorted(found, key=lambda s: (s == "limit", int(s) if s.isdigit() else 0))
 
 
-def layouts(sets: dict) -> list[int | None]:
-    """The tensor-parallel sizes to try (None: the one --set gpu_count_setting gives)."""
-    return [None] if "gpu_count_setting" in sets else list(LAYOUTS)
+def layouts(sets: dict, experts: int = 0, attention_dp_max_tp: int = 0) -> list[dict[str, str]]:
+    """The --set values of each layout to try ({}: the one --set gpu_count_setting gives), fewer
+    GPUs first, tensor parallel before attention data parallel; `experts`: the model's routed
+    experts (0: dense), `attention_dp_max_tp`: the engine's (0: no DP attention)."""
+    if "gpu_count_setting" in sets:
+        return [{}]
+    found = []
+    for n in LAYOUTS:
+        found.append({"gpu_count_setting": str(n)})
+        if experts and "expert_parallel" not in sets:
+            found += [
+                {"gpu_count_setting": str(t), "expert_parallel": str(n // t)}
+                for t in sorted(LAYOUTS, reverse=True)
+                if t < n and n % t == 0 and t <= attention_dp_max_tp and experts % (n // t) == 0
+            ]
+    return found
+
+
+def _search(model: tuple, base: NumericEvaluator) -> list[dict[str, str]]:
+    """layouts() for `model` under the evaluator's scenario (its engine row's DP attention)."""
+    _, fields = model
+    engine = catalog.row("engines", base.keys()["serving_engine"])
+    return layouts(dict(base.sets), int(fields.get("n_routed_experts") or 0), engine.attention_dp_max_tp)
 
 
 def _evaluate(model, sets: dict, names: set[str], base: NumericEvaluator | None = None) -> dict:
@@ -69,10 +95,14 @@ def _evaluate(model, sets: dict, names: set[str], base: NumericEvaluator | None 
     return evaluator.evaluate_floats(entry, fields, frozenset(names))
 
 
-def _layout(env: dict) -> str:
+def layout_name(env: dict) -> str:
+    """TP8, TP4xPP2; with attention data parallel TP1xDP8-EP8 (attention TP x replicas, experts
+    over all GPUs)."""
     parts = [f"TP{int(env['replica_gpus'] // env['pipeline_parallel'])}"]
     parts += [f"PP{int(env['pipeline_parallel'])}"] if env["pipeline_parallel"] > 1 else []
-    parts += [f"EP{int(env['expert_parallel'])}"] if env["expert_parallel"] > 1 else []
+    if env["expert_parallel"] > 1:
+        parts.append(f"DP{int(env['expert_parallel'])}")
+        return "x".join(parts) + f"-EP{int(env['total_gpus'])}"
     return "x".join(parts)
 
 
@@ -80,9 +110,11 @@ def fitting_layouts(model, gpus: list[str], sets: dict | Scenario, names: set[st
     """(gpu, the layout's --set values, evaluated env) for every GPU and layout that fits
     (`sets`: the --set values, or the build's Scenario parsed already)."""
     base = NumericEvaluator(sets)
+    model = catalog.load_model(model) if isinstance(model, str) else model
+    search = _search(model, base)
     for gpu in gpus:
-        for tp in layouts(dict(base.sets)):
-            scenario = {"gpu": gpu, **({} if tp is None else {"gpu_count_setting": str(tp)})}
+        for layout in search:
+            scenario = {"gpu": gpu, **layout}
             env = _evaluate(model, scenario, names | {"plan_concurrency_limit"}, base)
             if env["plan_concurrency_limit"] >= 1:
                 yield gpu, scenario, env
@@ -96,7 +128,7 @@ def plan_options(model: str, gpus: list[str], sets: dict) -> dict[str, Any]:
         rows.append(
             {
                 "gpu": gpu,
-                "layout": _layout(env),
+                "layout": layout_name(env),
                 "gpus_per_replica": int(env["total_gpus"]),
                 "meets_targets": meets,
                 "concurrency": int(env["plan_concurrency"]) if meets else CANNOT,
@@ -154,7 +186,7 @@ def frontier_points(model: str, gpu: str, sets: dict) -> dict[str, Any]:
             if value > limit or value in seen:
                 continue
             seen.add(value)
-            point = {"gpu": gpu, "gpu_count": int(env["total_gpus"]), "layout": _layout(env)}
+            point = {"gpu": gpu, "gpu_count": int(env["total_gpus"]), "layout": layout_name(env)}
             point["concurrency"] = value
             point.update({n: env[f"{n}_at_{c}"] for n in POINT})
             point["usd_per_million_output_tokens"] = point.pop("concurrency_usd_per_million_output_tokens")

@@ -4,8 +4,9 @@
 Prints, for each measured frontier point (ledgerbuild/frontier_check.py), the measured tokens/s
 per user and output tokens/s per GPU beside the ledger's best output tokens/s per GPU at that
 decode speed, then |ledger / measured - 1| per GPU and overall (median, p90), twice: the
-ledger's frontier over the layouts the plan searches (tensor parallel 1, 2, 4, 8), and over
-the layouts measured. `-o` draws ledger against measured (log-log, the 20 % band dotted) as
+ledger's frontier over the layouts the plan searches (tensor parallel 1, 2, 4, 8; for MoE
+models also attention data parallel x expert parallel, planning.layouts), and over the layouts
+measured. `-o` draws ledger against measured (log-log, the 20 % band dotted) as
 .png, .svg or .pdf.
 """
 
@@ -21,7 +22,10 @@ from ledgerbuild.frontier_check import frontier_check
 from ledgerbuild.writers.docs.chart import COLORS, Chart, Panel, Series
 from ledgerbuild.writers.docs.frontier_chart import save_chart_file
 
-MODES = ((False, "layouts the plan searches (TP 1, 2, 4, 8)"), (True, "the layouts measured"))
+MODES = (
+    (False, "the plan's layouts (TP; MoE: DP x EP)"),
+    (True, "the layouts measured"),
+)
 M, L = "measured_output_tokens_per_s_per_gpu", "ledger_output_tokens_per_s_per_gpu"
 
 
@@ -40,6 +44,9 @@ def print_table(result: dict, title: str) -> None:
             f"{r['measured_tokens_per_s_per_user']:>10.1f} {r[M]:>9.1f} {r[L]:>9.1f} "
             f"{_pct(r['error']) if r['ledger_read'] != 'beyond' else 'beyond':>7}"
         )
+    for name, s in result["per_series"].items():
+        print(f"{name:48} points {s['points']:>2}  |error| median {100 * s['median_abs_error']:6.1f}%  "
+              f"signed median {_pct(s['median_signed_error'])}")  # fmt: skip
     for name, s in [*result["per_gpu"].items(), ("overall", result["overall"])]:
         print(
             f"{name:9} points {s['points']:>4} (beyond the ledger's fastest: {s['beyond']}, does not fit: "

@@ -76,10 +76,14 @@ def test_summaries_count_every_row(checks):
 
 @pytest.mark.xfail(
     strict=True,
-    reason="not met at the time model of 2026-12-01: median |error| 28.9 % over the plan's layouts, 21.7 % "
-    "over the measured ones (python scripts/frontier_check.py); the low-concurrency points, where a few "
-    "per cent on TPOT is a factor on throughput at a fixed tokens/s per user, dominate. strict: remove "
-    "this mark once the time model meets it",
+    reason="not met at the time model of 2026-12-02: median |error| 40.0 % over the plan's layouts (DP "
+    "attention x EP searched for MoE models since 46e8062; 24.9 % over tensor parallel only), 21.3 %"
+    " over the measured ones (python scripts/frontier_check.py). Two things dominate, neither a per-"
+    "row TPOT error: at low concurrency the measured frontier is nearly vertical (NIM Llama 3.3 70B "
+    "TP2: 53 tokens/s per user at concurrency 1 and 5), so a 4 % TPOT error (ledger 18.0 vs measured"
+    " 18.8 ms) is a factor on throughput at that interactivity; and the plan searches layouts the "
+    "measurements did not run (TP4/TP8 for NIM, DP attention for SGLang), where the ledger's "
+    "frontier lies above the measured best. strict: remove this mark once it is met",
 )
 @pytest.mark.parametrize("same_layouts", [False, True], ids=["plan-layouts", "measured-layouts"])
 def test_median_error_within_20_percent(checks, same_layouts):

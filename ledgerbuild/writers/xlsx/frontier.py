@@ -4,7 +4,8 @@ points marked by formula, and a native scatter chart of output tokens/s per GPU 
 tokens/s per user, the way published serving benchmarks draw it.
 
 Workings on FrontierCalc (one column per GPU x layout, re-binding `gpu` and
-`gpu_count_setting`; calc.py's block, written as text by stamp.BlockStamper with
+`gpu_count_setting`, and `expert_parallel` where a layout runs attention data-parallel
+(planning.layouts); calc.py's block, written as text by stamp.BlockStamper with
 each column's values); the visible cells are one reference each, their cached values the
 figures the layouts were chosen by (the same evaluation), except the within-limit and Pareto
 flags, which are spreadsheet formulas over the rows (SUMPRODUCT).
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from ...ledger import Ledger
 from ...numeric import NumericResult as Result
-from ...planning import POINT, candidate_labels, fitting_layouts, mark_pareto
+from ...planning import POINT, candidate_labels, fitting_layouts, layout_name, mark_pareto
 from ...units import SUMMARY_FORMATS, excel_format
 from .book import Chart, column_letter, coordinate
 from .calc import FIRST_COL, Variation
@@ -43,7 +44,7 @@ from .stamp import BlockStamper
 from .views import view_cell, view_label
 from .workers import Cacher
 
-GPU_ROW, TP_ROW, HEAD = 3, 4, 4  # FrontierCalc's binding rows; Frontier's header row
+GPU_ROW, TP_ROW, EP_ROW, HEAD = 3, 4, 5, 4  # FrontierCalc's binding rows; Frontier's header row
 FLAG = '"yes";"yes";"no"'
 HEADINGS = ["GPU", "GPUs", "layout", "concurrency", "tokens/s per user", "output tokens/s per GPU",
             "TTFT (s)", "TPOT (s)", "USD per 1M output tokens", "within the engine's limit",
@@ -88,20 +89,13 @@ def write_frontier(
         calc,
         2,
         1,
-        f"Workings of the Frontier sheet for {res.model_id}: rows 3-4 hold each column's GPU and layout.",
+        f"Workings of the Frontier sheet for {res.model_id}: rows 3-5 hold each column's GPU and layout.",
     )
     header(calc, GPU_ROW, ["model", "step", "unit"] + [g for g, _, _ in columns])
-    for i, (_, scenario, env) in enumerate(columns):
-        put(calc, TP_ROW, FIRST_COL + i, int(env["gpu_count"]), fill=INPUT_FILL)
-        scenario.setdefault("gpu_count_setting", str(int(env["gpu_count"])))
-    text(calc, TP_ROW, 2, "gpu_count_setting")
-    variation = Variation(
-        {"gpu": lambda col: f"{col}${GPU_ROW}", "gpu_count_setting": lambda col: f"{col}${TP_ROW}"},
-        [scenario for _, scenario, _ in columns],
-    )
+    variation, first_row = _bind(calc, columns)
     cacher = Cacher(sets, {res.model_id: entry})
     stamp = BlockStamper(wb, ledger, lambda _ledger, _res: names, {res.model_id: title}, cacher, cells)
-    rows = stamp(calc, TP_ROW + 1, res, sorted(_targets(labels)), variation)
+    rows = stamp(calc, first_row, res, sorted(_targets(labels)), variation)
     ws = wb.create_sheet("Frontier", 2)
     text(ws, 1, 1, f"Frontier of {res.model_id}: a row per GPU, layout and concurrency (live; workings on "
          "FrontierCalc)", font=TITLE_FONT)  # fmt: skip
@@ -120,7 +114,7 @@ def write_frontier(
             _row(ws, r, gpu, env, c, ref, key, (first, last), res, ledger, cells)
             r += 1
         within = [k for k, c in enumerate(labels) if c == "limit" or int(c) <= env["plan_concurrency_limit"]]
-        text(ws, top, 13, f"{gpu} TP{int(env['gpu_count'])}")
+        text(ws, top, 13, f"{gpu} {layout_name(env)}")
         spans.append((top, top + within[0], top + within[-1]))
     _pareto_cached(ws, first, last, labels, columns)
     _plan_block(ws, columns, rows, names, res, ledger, cells, cacher)
@@ -132,9 +126,28 @@ def write_frontier(
     print_setup(calc, header_rows=f"{GPU_ROW}:{TP_ROW}")
 
 
+def _bind(calc, columns) -> tuple[Variation, int]:
+    """Each column's GPU, tensor-parallel size and, where a layout runs attention data-parallel,
+    expert_parallel (the rows the block re-binds); the block's first row."""
+    binds = {"gpu": lambda col: f"{col}${GPU_ROW}", "gpu_count_setting": lambda col: f"{col}${TP_ROW}"}
+    dp = any("expert_parallel" in scenario for _, scenario, _ in columns)
+    for i, (_, scenario, env) in enumerate(columns):
+        put(calc, TP_ROW, FIRST_COL + i, int(env["gpu_count"]), fill=INPUT_FILL)
+        scenario.setdefault("gpu_count_setting", str(int(env["gpu_count"])))
+        if dp:
+            put(calc, EP_ROW, FIRST_COL + i, int(env["expert_parallel"]), fill=INPUT_FILL)
+            scenario.setdefault("expert_parallel", str(int(env["expert_parallel"])))
+    text(calc, TP_ROW, 2, "gpu_count_setting")
+    if dp:
+        text(calc, EP_ROW, 2, "expert_parallel")
+        binds["expert_parallel"] = lambda col: f"{col}${EP_ROW}"
+    return Variation(binds, [scenario for _, scenario, _ in columns]), (EP_ROW if dp else TP_ROW) + 1
+
+
 def _targets(labels: list[str]) -> set[str]:
     found = {f"{n}_at_{c}" for n in POINT for c in labels} | {f"plan_meets_at_{c}" for c in labels}
-    return found | {"total_gpus", "plan_concurrency_limit"} | set(PLAN_SHOWN)
+    layout = {"total_gpus", "replica_gpus", "pipeline_parallel", "expert_parallel"}  # layout_name's
+    return found | layout | {"plan_concurrency_limit"} | set(PLAN_SHOWN)
 
 
 def _refs(col: str, rows: dict[str, int], names: dict[str, str]):
@@ -145,7 +158,7 @@ def _row(ws, r, gpu, env, c, ref, key, span, res, ledger, cells) -> None:
     """One candidate's row: references into FrontierCalc, the flags as formulas."""
     text(ws, r, 1, gpu)
     _ref_cell(ws, r, 2, ref, "total_gpus", key, res, ledger, cells, env)
-    text(ws, r, 3, f"TP{int(env['gpu_count'])}")
+    text(ws, r, 3, layout_name(env))
     if c == "limit":
         _ref_cell(ws, r, 4, ref, "plan_concurrency_limit", key, res, ledger, cells, env)
     else:
@@ -194,7 +207,7 @@ def _plan_block(ws, columns, rows, names, res, ledger, cells, cacher: Cacher) ->
         ref = _refs(column_letter(FIRST_COL + i), rows, names)
         key = tuple(sorted(scenario.items()))
         text(ws, r, PLAN_COL, gpu)
-        text(ws, r, PLAN_COL + 1, f"TP{int(env['gpu_count'])}")
+        text(ws, r, PLAN_COL + 1, layout_name(env))
         cacher.known[(res.model_id, key)] = env
         shown: list[Cell] = []
         for c, q in enumerate(PLAN_SHOWN, start=PLAN_COL + 2):
@@ -233,7 +246,7 @@ def _plan_choice(ws, columns, costs: list[tuple], cost_col: int) -> None:
         found = [(c[k], i) for i, c in enumerate(costs) if c[k] is not None]
         if found:
             best = columns[min(found)[1]]
-            cached = f"{best[0]} TP{int(best[2]['gpu_count'])}"
+            cached = f"{best[0]} {layout_name(best[2])}"
             break
     text(ws, last + 2, PLAN_COL, "The plan: cheapest GPU and layout meeting the targets", font=SECTION_FONT)
     put(ws, last + 3, PLAN_COL, choice, fill=FORMULA_FILL, cached=cached, font=SECTION_FONT)
