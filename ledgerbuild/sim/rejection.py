@@ -91,7 +91,7 @@ def sample_rejection_batch(probs2d: np.ndarray, top_p: float, rng) -> tuple[np.n
     """(tokens, mean rounds): top-p by rejection for every row of a batch, no sorting.
 
     One read of the matrix: the block sums of every row. Every draw is then an inverse CDF over
-    them and inside one block (`_draw`), the first for the whole batch at once. Row by row,
+    them and inside one block (`_Blocks.draw`), the first for the whole batch at once. Row by row,
     `_test` decides whether the tokens more likely than the drawn one hold less than top_p,
     chunk by chunk, stopping as soon as it can. After a rejection the pivot rises to the drawn
     token's probability and the next candidate is drawn from the row as it is, again and again
@@ -156,13 +156,14 @@ class _Blocks:
     def _segments(self, rows: np.ndarray, b: np.ndarray) -> np.ndarray:
         """The tokens of block b[i] of row rows[i], zero-padded to `size` for the short block."""
         if self.full == 0:
-            segment = np.zeros((len(rows), self.size))
+            segment = np.zeros((len(rows), self.size), dtype=self.probs.dtype)
         else:
             segment = self.cube[rows, np.minimum(b, self.full - 1)]
-        for i in np.flatnonzero(b >= self.full):
-            tail = self.probs[rows[i], self.full * self.size :]
-            segment[i] = 0.0
-            segment[i, : len(tail)] = tail
+        short = np.flatnonzero(b >= self.full)
+        if len(short):
+            tail = self.probs[rows[short], self.full * self.size :]
+            segment[short] = 0.0
+            segment[short, : tail.shape[1]] = tail
         return segment
 
 
