@@ -46,15 +46,24 @@ def _rows(batch: int, rng) -> np.ndarray:
     return probs / probs.sum(1, keepdims=True)
 
 
+def _former_draw(weights: np.ndarray, u: float, starts: np.ndarray) -> int:
+    """The former round's inverse-CDF draw: block sums, the block, the token inside it."""
+    block_sums = np.add.reduceat(weights, starts)
+    block_cum = np.cumsum(block_sums)
+    target = u * block_cum[-1]
+    b = min(int(np.searchsorted(block_cum, target, side="right")), len(starts) - 1)
+    segment = weights[starts[b] : starts[b + 1] if b + 1 < len(starts) else len(weights)]
+    k = int(np.searchsorted(np.cumsum(segment), target - (block_cum[b] - block_sums[b]), side="right"))
+    return int(starts[b]) + min(k, len(segment) - 1)
+
+
 def _blas_dot_rounds(probs2d: np.ndarray, top_p: float, rng) -> None:
     """The round before issue 32, for comparison: the mass test as a BLAS dot with the mask."""
-    from ledgerbuild.sim.rejection import _draw
-
     starts = np.arange(0, probs2d.shape[1], 358)
     for row in probs2d:
         pivot = 0.0
         while True:
-            j = _draw(row if pivot == 0.0 else np.where(row > pivot, row, 0.0), rng.random(), starts)
+            j = _former_draw(row if pivot == 0.0 else np.where(row > pivot, row, 0.0), rng.random(), starts)
             if np.dot(row, row > row[j]) < top_p:
                 break
             pivot = row[j]

@@ -192,3 +192,26 @@ def test_batch_rejection_at_a_real_vocabulary_makes_no_blas_call(monkeypatch):
         order = np.argsort(-row, kind="stable")
         keep = order[np.cumsum(row[order]) - row[order] < 0.9]
         assert token in set(keep.tolist())
+
+
+def test_batch_rejection_never_draws_a_token_without_mass():
+    """Zeros in the row (and a vocabulary shorter than one 32-token piece): top-p 1.0 keeps
+    every token with mass, so 20,000 draws follow (0.5, 0, 0.3, 0, 0.2) within TV 0.02 and
+    never pick a zero; float32 rows of 2,100 tokens (a short block of 52) draw only tokens of
+    the top-p set sorted by hand."""
+    import numpy as np
+
+    from ledgerbuild.sim.rejection import sample_rejection_batch
+
+    rng = np.random.default_rng(5)
+    probs = np.array([0.5, 0.0, 0.3, 0.0, 0.2])
+    tokens, _ = sample_rejection_batch(np.tile(probs, (20_000, 1)), 1.0, rng)
+    got = np.bincount(tokens, minlength=5) / len(tokens)
+    assert got[1] == got[3] == 0 and 0.5 * np.abs(got - probs).sum() < 0.02
+    logits = rng.normal(size=(50, 2_100)) * 3
+    rows = np.exp(logits - logits.max(1, keepdims=True)).astype(np.float32)
+    rows /= rows.sum(1, keepdims=True)
+    tokens, _ = sample_rejection_batch(rows, 0.8, rng)
+    for row, token in zip(rows.astype(np.float64), tokens, strict=True):
+        order = np.argsort(-row, kind="stable")
+        assert token in set(order[np.cumsum(row[order]) - row[order] < 0.8].tolist())

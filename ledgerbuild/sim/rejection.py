@@ -14,7 +14,7 @@ within rounding (~1e-16 x the row's mass) of top_p may fall on either side.
 
 from __future__ import annotations
 
-import math
+from bisect import bisect_left
 from fractions import Fraction
 
 import numpy as np
@@ -90,87 +90,119 @@ def sample_top_p_sorted(probs2d: np.ndarray, top_p: float, rng) -> np.ndarray:
 def sample_rejection_batch(probs2d: np.ndarray, top_p: float, rng) -> tuple[np.ndarray, float]:
     """(tokens, mean rounds): top-p by rejection for every row of a batch, no sorting.
 
-    Row by row: the row's block sums (~sqrt(V) tokens a block; one read of the row); each round
-    draws a token by inverse CDF over them (a cumulative sum inside one block, not over the
-    row), then `_in_top_p` decides whether the tokens more likely than it hold less than
-    top_p. No BLAS call: a BLAS `dot` with the mask split its 128,256 products across threads
-    that a busy machine cannot give (81x one read of the matrix at load 8-10, 4x idle), so the
-    caller's BLAS threads are neither needed nor changed.
+    One read of the matrix: the block sums of every row. Every draw is then an inverse CDF over
+    them and inside one block (`_Blocks.draw`), the first for the whole batch at once. Row by row,
+    `_test` decides whether the tokens more likely than the drawn one hold less than top_p,
+    chunk by chunk, stopping as soon as it can. After a rejection the pivot rises to the drawn
+    token's probability and the next candidate is drawn from the row as it is, again and again
+    until it lies above the pivot: that is a draw from the tokens above the pivot, as the
+    pivot's masked row would give, without a pass over the row to mask it; only the candidates
+    above the pivot are tested and count as rounds. No BLAS call: a BLAS `dot` with the mask
+    split its 128,256 products across threads that a busy machine cannot give (81x one read of
+    the matrix at load 8-10, 4x idle), so the caller's BLAS threads are neither needed nor changed.
     """
     n, vocab = probs2d.shape
-    size = max(1, math.isqrt(vocab))
-    starts = np.arange(0, vocab, size)
-    chunks, chunk_blocks = _chunks(starts, vocab)
+    blocks = _Blocks(probs2d)
+    tokens = blocks.draw(np.arange(n), rng.random(n))
+    cum = blocks.cum.tolist()  # the mass up to each block's end, per row
+    picked = probs2d[np.arange(n), tokens].tolist()
     mask = np.empty(vocab, dtype=bool)
-    tokens = np.empty(n, dtype=np.int64)
-    total_rounds = 0
-    u = rng.random(n * 8)  # enough uniforms for all rows' rounds in the common case
-    used = 0
+    rounds = n
     for r in range(n):
         row, pivot = probs2d[r], 0.0
-        block_sums = np.add.reduceat(row, starts)
-        chunk_sums = np.add.reduceat(block_sums, chunk_blocks).tolist()
-        total = float(block_sums.sum())
-        while True:
-            total_rounds += 1
-            if used == len(u):
-                u, used = rng.random(n * 8), 0
-            if pivot == 0.0:
-                j = _draw(row, u[used], starts, block_sums)
-            else:
-                j = _draw(np.where(row > pivot, row, 0.0), u[used], starts)
-            used += 1
-            pj = float(row[j])
-            if _in_top_p(row, pj, top_p, total, chunks, chunk_sums, mask):
-                tokens[r] = j
-                break
-            pivot = pj
-    return tokens, total_rounds / n
+        while not _test(row, picked[r], top_p, cum[r], blocks.size, mask):
+            pivot = picked[r]
+            while picked[r] <= pivot:  # outside the set: drawn again, not tested
+                tokens[r] = blocks.draw(np.array([r]), rng.random(1))[0]
+                picked[r] = float(row[tokens[r]])
+            rounds += 1
+    return tokens, rounds / n
 
 
-# Where the mass test's chunks end, as shares of the row: a token drawn in proportion to its
-# probability is decided after 20 % of the row in the median, 41 % at the 75th percentile
-# (logits N(0, 4) over 128,256 tokens, top-p 0.9); fewer, larger chunks cost fewer calls.
-_CHUNK_ENDS = (0.12, 0.2, 0.3, 0.45, 0.65, 0.85, 1.0)
+# Tokens a block and a piece of a block: a draw's cumulative sums run over a row's block sums,
+# a block's piece sums and a piece's tokens (126, 32 and 32 at vocabulary 128,256).
+_BLOCK, _PIECE = 1024, 32
+# The mass test's first chunk, in blocks (a sample of the row that guesses where the test will
+# be decided), and the margin on the mass each next chunk must reach by that guess.
+_FIRST, _MARGIN = 2, 1.15
 
 
-def _chunks(starts: np.ndarray, vocab: int) -> tuple[list[tuple[int, int]], np.ndarray]:
-    """(start, end) of each chunk, on block boundaries, and the index of its first block."""
-    first = sorted({0, *(min(len(starts) - 1, round(f * len(starts))) for f in _CHUNK_ENDS[:-1])})
-    bounds = [int(starts[b]) for b in first] + [vocab]
-    return list(zip(bounds, bounds[1:], strict=False)), np.array(first)
+class _Blocks:
+    """Sums of consecutive blocks of `size` tokens in every row (the last block may be short),
+    their cumulative sums, and inverse-CDF draws from them."""
+
+    def __init__(self, probs2d: np.ndarray):
+        n, vocab = probs2d.shape
+        size = min(_BLOCK, -(-vocab // _PIECE) * _PIECE)
+        self.probs, self.size, self.full = probs2d, size, vocab // size
+        self.cube = probs2d[:, : self.full * size].reshape(n, self.full, size)  # a view
+        sums = self.cube.sum(axis=2)
+        if self.full * size < vocab:
+            sums = np.concatenate([sums, probs2d[:, self.full * size :].sum(axis=1, keepdims=True)], axis=1)
+        self.sums, self.cum = sums, np.cumsum(sums, axis=1)
+        if not (self.cum[:, -1] > 0).all():
+            raise ValueError("every row needs positive probability mass")
+
+    def draw(self, rows: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """One token for each of `rows` by inverse CDF, in three steps of short cumulative sums:
+        the block whose cumulative mass passes u x the row's total, the piece of `_PIECE` tokens
+        inside it, the token inside that."""
+        b, rest = _pick(self.sums[rows], u * self.cum[rows, -1], self.cum[rows])
+        pieces = self._segments(rows, b).reshape(len(rows), -1, _PIECE)
+        c, rest = _pick(pieces.sum(axis=2), rest)
+        k, _ = _pick(pieces[np.arange(len(rows)), c], rest)
+        return b * self.size + c * _PIECE + k
+
+    def _segments(self, rows: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """The tokens of block b[i] of row rows[i], zero-padded to `size` for the short block."""
+        if self.full == 0:
+            segment = np.zeros((len(rows), self.size), dtype=self.probs.dtype)
+        else:
+            segment = self.cube[rows, np.minimum(b, self.full - 1)]
+        short = np.flatnonzero(b >= self.full)
+        if len(short):
+            tail = self.probs[rows[short], self.full * self.size :]
+            segment[short] = 0.0
+            segment[short, : tail.shape[1]] = tail
+        return segment
 
 
-def _in_top_p(row, pj: float, top_p: float, total: float, chunks, chunk_sums, mask) -> bool:
+def _pick(weights: np.ndarray, target: np.ndarray, cum: np.ndarray | None = None):
+    """(i, rest) per row: the entry whose cumulative weight first passes the target (inverse
+    CDF) and the target less the weight before it. Rounding that runs past the last entry or
+    onto an entry without weight moves to the nearest entry with weight."""
+    cum = np.cumsum(weights, axis=1) if cum is None else cum
+    rows = np.arange(len(weights))
+    i = np.minimum(np.count_nonzero(cum <= target[:, None], axis=1), weights.shape[1] - 1)
+    for r in np.flatnonzero(weights[rows, i] <= 0):
+        weighted = np.flatnonzero(weights[r] > 0)
+        i[r] = weighted[min(int(np.searchsorted(weighted, i[r])), len(weighted) - 1)]
+    return i, target - (cum[rows, i] - weights[rows, i])
+
+
+def _test(row, pj: float, top_p: float, cum: list[float], size: int, mask) -> bool:
     """Whether the tokens more likely than pj hold less than top_p, chunk by chunk: the mass
     above pj in a chunk is the sum of the tokens a compare selects, the mass at or below it the
-    chunk's sum less that. Decided as soon as the mass above reaches top_p (no) or the mass at
-    or below passes total - top_p (yes: what is left cannot reach top_p)."""
-    above = below = 0.0
+    mass scanned so far (block sums) less the mass above. Decided as soon as the mass above
+    reaches top_p (no) or the mass at or below passes total - top_p (yes: what is left cannot
+    reach top_p). After a first chunk of `_FIRST` blocks, each chunk ends where the share of
+    the mass above pj scanned so far says the mass at or below will pass total - top_p (x
+    `_MARGIN`), or at the row's end if it says the mass above will reach top_p."""
+    above, done, total = 0.0, 0, cum[-1]
     enough_below = total - top_p
-    for (start, end), chunk_sum in zip(chunks, chunk_sums, strict=True):
-        chunk = row[start:end]
-        more = float(chunk[np.flatnonzero(np.greater(chunk, pj, out=mask[: end - start]))].sum())
-        above += more
-        below += chunk_sum - more
+    end = min(_FIRST, len(cum))
+    while True:
+        chunk = row[done * size : end * size]
+        above += float(chunk.take(np.greater(chunk, pj, out=mask[: len(chunk)]).nonzero()[0]).sum())
+        done, mass = end, cum[end - 1]
         if above >= top_p:
             return False
-        if below > enough_below:
+        if mass - above > enough_below:
             return True
-    return above < top_p
-
-
-def _draw(weights: np.ndarray, u: float, starts: np.ndarray, block_sums: np.ndarray | None = None) -> int:
-    """Inverse-CDF draw from a row of non-negative weights: the block whose cumulative mass
-    passes u x total (block sums, given or summed here), then the token inside it."""
-    if block_sums is None:
-        block_sums = np.add.reduceat(weights, starts)
-    block_cum = np.cumsum(block_sums)
-    target = u * block_cum[-1]
-    b = min(int(np.searchsorted(block_cum, target, side="right")), len(starts) - 1)
-    end = starts[b + 1] if b + 1 < len(starts) else len(weights)
-    segment = weights[starts[b] : end]
-    k = int(np.searchsorted(np.cumsum(segment), target - (block_cum[b] - block_sums[b]), side="right"))
-    if k >= len(segment):  # rounding ran past the block's end: its last token with weight
-        k = int(np.flatnonzero(segment)[-1])
-    return int(starts[b]) + k
+        if done == len(cum):
+            return above < top_p
+        if above * total >= top_p * mass:  # heading for a rejection: the rest of the row
+            end = len(cum)
+        else:
+            need = enough_below * _MARGIN * mass / (mass - above)
+            end = max(done + 1, min(len(cum), bisect_left(cum, need) + 1))
