@@ -84,7 +84,6 @@ def plan_calc_sheet(wb, sets: dict):
             put(ws, LAYOUT_ROW, FIRST_COL + i, "=gpu_count_setting", cached=value, fill=FORMULA_FILL)
         else:
             put(ws, LAYOUT_ROW, FIRST_COL + i, value, fill=INPUT_FILL)
-    ws.freeze = (LAYOUT_ROW + 1, FIRST_COL)
     widths(ws, {1: 24, 2: 52, 3: 12, **{c: 14 for c in range(FIRST_COL, FIRST_COL + len(columns))}})
     print_setup(ws, header_rows=f"3:{LAYOUT_ROW}")
     return ws
@@ -94,7 +93,7 @@ def write_plan_calc(ws, book, results, sets: dict, write, known: dict) -> dict[s
     """The blocks, one per model, by `write(sheet, top row, result, targets, variation) ->
     step rows` (BlockStamper: `known` then holds each column's values); model -> PlanRows."""
     columns = layout_sets(sets)
-    variation = Variation({"gpu_count_setting": lambda col: f"{col}${LAYOUT_ROW}"}, columns)
+    variation = Variation({"gpu_count_setting": lambda col: f"{col}${LAYOUT_ROW}"}, columns, read_local=True)
     keys = [tuple(sorted(c.items())) for c in columns]
     a, b = column_letter(FIRST_COL), column_letter(FIRST_COL + len(columns) - 1)
     where: dict[str, PlanRows] = {}
