@@ -11,7 +11,6 @@ flags (spreadsheet formulas) equal the CLI's, and `plan --json` and `frontier --
 workbook's cached values for the same scenario.
 """
 
-import functools
 import json
 import math
 import os
@@ -20,7 +19,7 @@ from types import SimpleNamespace
 
 import openpyxl
 import pytest
-from test_workbook_libreoffice import UNO_PYTHON, _cell_of, _need_libreoffice
+from test_workbook_libreoffice import UNO_PYTHON, _cell_of, _need_libreoffice, plan_layout
 from typer.testing import CliRunner
 
 from ledgerbuild.cli import app
@@ -105,11 +104,7 @@ def _summary_row(ws, model: str) -> int:
     return next(r for r in range(4, ws.max_row + 1) if ws[f"A{r}"].value == model)
 
 
-@functools.cache
-def _cli_layout(model: str, sets: tuple) -> tuple:
-    """The --set of the layout `ledgerbuild plan MODEL --gpu INPUTS_GPU` lists first."""
-    first = plan_options(model, [INPUTS_GPU], dict(sets))["options"][0]
-    return (("gpu_count_setting", first["layout"].removeprefix("TP")),)
+_cli_layout = plan_layout  # the layout `ledgerbuild plan MODEL --gpu INPUTS_GPU` lists first
 
 
 def _mismatches(cells, values, sets):
