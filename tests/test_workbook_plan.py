@@ -141,7 +141,7 @@ def test_checks_say_whether_the_plan_meets_the_targets_without_failing_the_maste
     targets" once TPOT <= 0.1 ms is typed, passes, and the master flag counts no new failure
     (this three-GPU book's Scenarios presets name GPUs outside its table: those checks fail
     in every step, see test_no_error_cells_and_the_new_sheets_are_there)."""
-    want = evaluate(FRONTIER, {}).value("plan_meets_targets")
+    want = evaluate(FRONTIER, dict(_cli_layout(FRONTIER, ()))).value("plan_meets_targets")
     says = "plan meets the targets" if want == 1 else "cannot meet the targets"
     assert book.checks[0][1:3] == [says, 1]
     assert book.checks[3][1:3] == ["cannot meet the targets", 1]

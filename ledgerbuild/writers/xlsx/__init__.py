@@ -116,8 +116,10 @@ def build_workbook(
     for ws in wb.worksheets:
         if ws.title not in ("About", *TABLE_SHEETS.values()) and not ws.checked:
             check_cell(ws)
-    meets = cacher.known[sweep_id, ()]["plan_meets_targets"]
-    plan = plan_check(sweep_id, names_for(ledger, sweep)["plan_meets_targets"], int(meets))
+    chosen = plans[sweep_id]  # the Summary's plan: at the layout PlanCalc chooses
+    meets = cacher.known[sweep_id, chosen.chosen]["plan_meets_targets"]
+    ref = chosen.ref("plan_meets_targets") or names_for(ledger, sweep)["plan_meets_targets"]
+    plan = plan_check(sweep_id, ref, int(meets))
     write_checks(wb, "summary_requests_in_flight", len(results), extra=[plan])
     return wb, cells, results
 
