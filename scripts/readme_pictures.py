@@ -105,7 +105,7 @@ def main(out: Path = ROOT / "docs" / "img") -> None:
         save_atomically(build_workbook(MODELS, GPUS, {}, sweep_model=FRONTIER)[0], path)
         pdf = to_pdf(path, tmp)
         words = pages_words(pdf)
-        n = page_with(words, "THE PLAN for")
+        n = page_with(words, "THE PLAN:")
         title, last = find(words[n], "All models on"), find(words[n], MODELS.split(",")[-1])
         secondary = find(words[n], "SECONDARY:")
         assert title and last and secondary  # the plan block: the columns before SECONDARY

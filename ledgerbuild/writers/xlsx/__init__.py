@@ -26,6 +26,7 @@ from .frontier import write_frontier
 from .layout import check_cell
 from .models import Cell, write_models_table
 from .package import new_book, save
+from .plan_calc import plan_calc_sheet
 from .scenarios import RESULTS, write_scenario_choices, write_scenarios
 from .tables import TABLE_SHEETS, write_about, write_inputs, write_table
 from .views import SUMMARY, names_in, sheet_titles, write_summary
@@ -79,7 +80,7 @@ def build_workbook(
     write_inputs(wb, ledger, results[0], set(evaluator.sets))
     titles = sheet_titles([r.model_id for r in results], set(FIXED_SHEETS))
     names_for = names_in(titles)
-    write_summary(wb, ledger, results, names_for, cells)
+    wb.create_sheet("Summary", 1)  # written once PlanCalc's choices are known
     write_sweeps(wb, ledger, by_id[sweep_id], names_for(ledger, by_id[sweep_id]), titles[sweep_id], cells)
     scenarios, scenarios_calc, choice_rows = write_scenario_choices(wb, ledger, results[0])
     job = Job(
@@ -93,6 +94,7 @@ def build_workbook(
         gpus=gpu_ids,
         choice_rows=choice_rows,
         compare=compare_calc_sheet(wb, gpu_ids),
+        plan=plan_calc_sheet(wb, dict(evaluator.sets)),
         scenarios=scenarios_calc,
         first_block=wb.reserve_blocks(len(results)),
         manifest=manifest,
@@ -100,7 +102,8 @@ def build_workbook(
     )
     if progress:
         print(f"writing {len(results)} model sheets and their workings", file=sys.stderr)
-    compare_where, scenario_where = _place(wb, run(job, workers), cells, cacher)
+    compare_where, scenario_where, plans = _place(wb, run(job, workers), cells, cacher)
+    write_summary(wb, ledger, results, names_for, cells, plans)
     write_scenarios(wb, scenarios, ledger, results, scenario_where, cells)
     write_compare(wb, ledger, results, gpu_ids, compare_where, cells)
     sweep = by_id[sweep_id]
@@ -113,8 +116,10 @@ def build_workbook(
     for ws in wb.worksheets:
         if ws.title not in ("About", *TABLE_SHEETS.values()) and not ws.checked:
             check_cell(ws)
-    meets = cacher.known[sweep_id, ()]["plan_meets_targets"]
-    plan = plan_check(sweep_id, names_for(ledger, sweep)["plan_meets_targets"], int(meets))
+    chosen = plans[sweep_id]  # the Summary's plan: at the layout PlanCalc chooses
+    meets = cacher.known[sweep_id, chosen.chosen]["plan_meets_targets"]
+    ref = chosen.ref("plan_meets_targets") or names_for(ledger, sweep)["plan_meets_targets"]
+    plan = plan_check(sweep_id, ref, int(meets))
     write_checks(wb, "summary_requests_in_flight", len(results), extra=[plan])
     return wb, cells, results
 
@@ -135,19 +140,19 @@ def _evaluate(evaluator: NumericEvaluator, entries: list[tuple], progress: bool)
     return results, cacher
 
 
-def _place(wb: Book, parts: list, cells: list[Cell], cacher: Cacher) -> tuple[dict, dict]:
+def _place(wb: Book, parts: list, cells: list[Cell], cacher: Cacher) -> tuple[dict, dict, dict]:
     """The jobs' sheets into the book (model sheets before the workings); returns where the
-    CompareCalc and ScenariosCalc steps are."""
-    model_part, second_half, compare_part, scenario_part = parts
+    CompareCalc, ScenariosCalc and PlanCalc steps are."""
+    model_part, second_half, compare_part, scenario_part, plan_part = parts
     models_at = wb.sheetnames.index("ScenariosCalc")
     for i, sheet in enumerate(model_part.sheets + second_half.sheets):
         wb.add_sheet(sheet, models_at + i)
-    for part in (compare_part, scenario_part):  # in place of the parent's copies
+    for part in (compare_part, scenario_part, plan_part):  # in place of the parent's copies
         wb.worksheets[wb.sheetnames.index(part.sheets[0].title)] = part.sheets[0]
     for part in parts:
         cells += part.cells
         cacher.known.update(part.values)
-    return compare_part.where, scenario_part.where
+    return compare_part.where, scenario_part.where, plan_part.where
 
 
 def _write_tables(wb: Book, gpu_ids: list[str]) -> None:
@@ -179,6 +184,7 @@ FIXED_SHEETS = [
     "SweepsCalc",
     "ScenariosCalc",
     "CompareCalc",
+    "PlanCalc",
     "Frontier",
     "FrontierCalc",
     "Models",

@@ -36,6 +36,7 @@ class Variation:
 
     binds: dict[str, Callable[[str], str]]
     sets: list[dict[str, str]]
+    read_local: bool = False  # the model sheet's names the steps read get a row each, read once
 
 
 def _forms(ledger: Ledger, res: Result) -> dict[str, NameTemplate]:
@@ -163,7 +164,10 @@ def plan_block(ledger: Ledger, res: Result, targets: list[str], variation: Varia
     names = {n: f"{TITLE_MARK}!{n}" for n in local}
     rows: dict[str, str] = {}
     plan = BlockPlan([], [], [], [], [tuple(sorted(sets.items())) for sets in variation.sets])
-    for name in steps(ledger, res, forms, targets, set(variation.binds)):
+    found_steps = steps(ledger, res, forms, targets, set(variation.binds))
+    if variation.read_local:
+        _read_local(ledger, plan, found_steps, forms, names, rows, len(columns))
+    for name in found_steps:
         is_lookup = name in ledger.inputs and ledger.inputs[name].kind == "lookup"
         item = ledger.inputs[name] if name in ledger.inputs else ledger.any_form(name)
         plan.steps.append(name)
@@ -178,6 +182,21 @@ def plan_block(ledger: Ledger, res: Result, targets: list[str], variation: Varia
         rows[name] = f"{ROW_MARK}{len(rows)}{ROW_MARK}"
     _PLANS[key] = (variation, plan)
     return plan
+
+
+def _read_local(ledger: Ledger, plan: BlockPlan, found: list[str], forms, names, rows, columns: int) -> None:
+    """A row per model-sheet name the steps read (`='model'!name` in every column), so the
+    steps read it as a cell: a long model id is written once, not in every reference."""
+    inside = set(found)
+    used = [p for s in found if s in forms for p in forms[s].names if p in names and p not in inside]
+    for name in dict.fromkeys(used):
+        item = ledger.inputs[name] if name in ledger.inputs else ledger.any_form(name)
+        plan.steps.append(name)
+        plan.units.append(item.unit)
+        style = merged_style(fill=FORMULA_FILL, number_format=excel_format(item.unit, item.integer))
+        plan.styles.append(style)
+        plan.formulas.append([f"={names[name]}"] * columns)
+        rows[name] = f"{ROW_MARK}{len(rows)}{ROW_MARK}"
 
 
 def write_block(

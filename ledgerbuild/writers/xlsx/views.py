@@ -36,20 +36,21 @@ UNGUARDED = (
     "gpus_for_weights",
 )
 # the plan leads (formulas/plan.py: the Inputs sheet's traffic, targets and price or ownership)
-PLAN_VIEW = [
+PLAN_VIEW = [  # the layout chosen (plan_calc.py) first: GPUs per replica, replicas, GPUs, cost, targets
+    "total_gpus",
+    "plan_replicas",
     "plan_gpus",
     "plan_usd_per_month",
     "plan_usd_per_million_output_tokens",
-    "plan_replicas",
-    "total_gpus",
+    "plan_meets_targets",
     "plan_concurrency",
     "plan_ttft_s",
     "plan_tpot_s",
-    "plan_meets_targets",
     "gpu_price_usd_per_hour",
     "gpu_price_known",
 ]
 UNGUARDED_PLAN = ("plan_meets_targets", "gpu_price_usd_per_hour", "gpu_price_known", "total_gpus")
+UNGUARDED_CHOICE = UNGUARDED_PLAN[:3]  # at the chosen layout, GPUs per replica reads "cannot meet" too
 SECONDARY = [
     *UNGUARDED,
     "max_concurrency",
@@ -122,13 +123,15 @@ def guard_of(q: str) -> str:
     return "offline_concurrency" if q.startswith("offline_") else "max_concurrency"
 
 
-def view_cell(ws, r: int, c: int, ledger: Ledger, q: str, ref_of, cell: Cell, cells: list[Cell]) -> None:
+def view_cell(ws, r: int, c: int, ledger: Ledger, q: str, ref_of, cell: Cell, cells: list[Cell],
+              guard: str | None = None) -> None:  # fmt: skip
     """A cell of a view: the quantity (scaled to its display unit), or "does not fit" where the
-    model cannot run; the header's note says what it is."""
+    model cannot run (`guard`: the quantity that is 0 then, if not guard_of's); the header's
+    note says what it is."""
     _, shown, constant = VIEW_LABELS.get(q, (q, ledger.any_form(q).unit, None))
     factor = float(to_plain(ledger.inputs[constant].default)) if constant else 1.0  # its one value
     value = ref_of(q) + (f"*{constant}" if constant else "")
-    guard = guard_of(q)
+    guard = guard_of(q) if guard is None else guard
     formula = f'=IF({ref_of(guard)}>0, {value}, "{guard_text(guard)}")' if guard else "=" + value
     form = ledger.any_form(q)
     put(
@@ -152,8 +155,10 @@ def header_notes(ws, row: int, ledger: Ledger, quantities: list[str], first_col:
         ws.cells[row, c].note = f"{q} ({form.unit}): {form.description}"
 
 
-def write_summary(wb, ledger: Ledger, results: list[Result], names_for, cells: list[Cell]) -> None:
-    ws = wb.create_sheet("Summary", 1)
+def write_summary(wb, ledger: Ledger, results: list[Result], names_for, cells: list[Cell], plans) -> None:
+    """Summary (created already, at its place): the plan at the layout PlanCalc chooses
+    (`plans`: model -> plan_calc.PlanRows), then the secondary block at the Inputs layout."""
+    ws = wb["Summary"]
     title, cached = scenario_title(results[0])
     put(ws, 1, 1, title, cached=cached, font=TITLE_FONT)
     header(ws, 3, ["model"] + SUMMARY)
@@ -163,16 +168,18 @@ def write_summary(wb, ledger: Ledger, results: list[Result], names_for, cells: l
         ws,
         2,
         2,
-        "THE PLAN for requests_per_day, peak_to_mean_ratio, ttft_target_s, tpot_target_s and the "
-        "price or ownership on Inputs (idle capacity paid for)",
+        "THE PLAN: the cheapest GPUs per replica meeting requests_per_day, peak_to_mean_ratio, "
+        "ttft_target_s, tpot_target_s at the price or ownership on Inputs (idle capacity paid for)",
         font=SECTION_FONT,
     )
     plan.note = (
         "formulas/plan.py: the largest concurrency per replica meeting both targets, replicas for "
         "the peak (Little's law), GPUs, USD per month and per 1M output tokens at the mean load, on "
-        "the GPU and layout of the Inputs sheet; rented (price_per_gpu_hour, else the GPU's list "
-        "price) or owned (gpu_purchase_usd > 0: capital, hosting, electricity). 'cannot meet the "
-        "targets': no concurrency within the engine's limit meets both; see the Frontier sheet."
+        "the Inputs GPU at the layout (GPUs per replica 1, 2, 4, 8; a --set gpu_count_setting as "
+        "given) that meets the targets at the least USD per month (workings on PlanCalc); rented "
+        "(price_per_gpu_hour, else the GPU's list price) or owned (gpu_purchase_usd > 0: capital, "
+        "hosting, electricity). 'cannot meet the targets': no concurrency within the engine's limit "
+        "meets both at any layout; the Frontier sheet chooses among GPUs too."
     )
     rest = text(
         ws,
@@ -189,20 +196,21 @@ def write_summary(wb, ledger: Ledger, results: list[Result], names_for, cells: l
     )
     for r, res in enumerate(results, start=4):
         text(ws, r, 1, res.model_id)
-        names = names_for(ledger, res)
-        for c, q in enumerate(SUMMARY, start=2):
-            view_cell(
-                ws,
-                r,
-                c,
-                ledger,
-                q,
-                lambda n, names=names: names[n],
-                Cell(ws.title, coordinate(r, c), res.model_id, q),
-                cells,
-            )
+        _model_row(ws, r, ledger, res.model_id, names_for(ledger, res), plans[res.model_id], cells)
     fits = SUMMARY.index("max_concurrency") + 2  # the Checks sheet reads it
     define_range(wb, "summary_requests_in_flight", ws, fits, 4, 3 + len(results))
     # 15 wide, headings on up to 4 lines: nine columns on a printed page at 64 % (7 pt)
     widths(ws, {1: 24, **{c: 15 for c in range(2, len(SUMMARY) + 2)}})
     print_setup(ws, header_rows="1:3", one_page=True)
+
+
+def _model_row(ws, r: int, ledger: Ledger, model: str, names: dict, plan, cells: list[Cell]) -> None:
+    """A model's row: the plan at the layout PlanCalc chooses (`plan`: its PlanRows; "cannot
+    meet the targets" in every figure but the flags and the price where none meets), then
+    the secondary block from the model's sheet."""
+    for c, q in enumerate(PLAN_VIEW, start=2):
+        guard = "" if q in UNGUARDED_CHOICE else "plan_concurrency"
+        cell = Cell(ws.title, coordinate(r, c), model, q, plan.chosen)
+        view_cell(ws, r, c, ledger, q, lambda n: plan.ref(n) or names[n], cell, cells, guard)
+    for c, q in enumerate(SECONDARY, start=len(PLAN_VIEW) + 2):
+        view_cell(ws, r, c, ledger, q, names.__getitem__, Cell(ws.title, coordinate(r, c), model, q), cells)

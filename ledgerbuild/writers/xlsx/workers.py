@@ -45,6 +45,7 @@ from .layout import (
     merged_style,
 )
 from .models import BODY_TEXTS, Cell, guard_text, write_model_body, write_model_head
+from .plan_calc import PLAN_STYLES, write_plan_calc
 from .scenarios import write_scenarios_calc
 from .stamp import BlockStamper, Stamp
 
@@ -64,6 +65,7 @@ class Job:
     choice_rows: dict[str, int]
     compare: Sheet
     scenarios: Sheet
+    plan: Sheet
     first_block: int  # the model sheets' VML blocks follow from here
     manifest: bool
     keep: frozenset[str]  # the quantities the view sheets show: their values come back
@@ -148,13 +150,15 @@ def model_sheets(start: int, stop: int) -> Done:
 
 
 def workings(name: str) -> Done:
-    """CompareCalc's or ScenariosCalc's blocks, one per model."""
+    """CompareCalc's, ScenariosCalc's or PlanCalc's blocks, one per model."""
     job = _job()
-    sheet = job.compare if name == "CompareCalc" else job.scenarios
+    sheet = {"CompareCalc": job.compare, "PlanCalc": job.plan}.get(name, job.scenarios)
     done = Done([sheet])
     write = _stamper(job, done)
     if name == "CompareCalc":
         done.where = write_compare_calc(sheet, job.results, job.gpus, write)
+    elif name == "PlanCalc":
+        done.where = write_plan_calc(sheet, job.book, job.results, dict(job.sets.sets), write, done.values)
     else:
         done.where = write_scenarios_calc(sheet, job.results, job.choice_rows, write)
     check_cell(sheet)  # row 1, still held: written before the flushed rows
@@ -185,6 +189,7 @@ def run(job: Job, workers: int | None = None) -> list[Done]:
         (model_sheets, (half, n)),
         (workings, ("CompareCalc",)),
         (workings, ("ScenariosCalc",)),
+        (workings, ("PlanCalc",)),
     ]
     workers = workers if workers is not None else (os.cpu_count() or 1)
     parallel = workers > 1 and n >= PARALLEL_FROM and "fork" in multiprocessing.get_all_start_methods()
@@ -239,6 +244,7 @@ def register_styles_and_strings(job: Job) -> None:
         merged_style(fill=LOOKUP_FILL),
         merged_style(fill=FORMULA_FILL),
         merged_style(font=HEADER_FONT, fill=HEADER_FILL),
+        *PLAN_STYLES,
     ):
         book.style_index(style)
     texts = set(ledger.topics) | set(BODY_TEXTS)
