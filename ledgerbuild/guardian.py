@@ -2,30 +2,30 @@
 
 A SIGKILL runs no handler, so the process it kills cannot remove its own temporary files,
 staging or scratch folders. The first time a run makes one (files.py: atomic_save's temporary
-file, staging_folder, ScratchFolder; all through `make_path`) it forks a guardian: a small
-process holding the read end of a pipe whose write end only the run holds (and the workers it
-forks afterwards, which inherit it). Each path is sent down the pipe before it is made
-("+path") and once it is renamed into place or removed ("-path"). When the run ends, however
-it ends, the kernel closes its descriptors; once the last holder of the write end is gone (the
-run and its workers: none is writing into a folder any more) the guardian reads end-of-file,
-removes the paths still registered, and exits. It removes only the paths its own run sent,
-each named with that run's pid and a random part, never another concurrent run's.
+file, staging_folder, ScratchFolder; all through `make_path`) it starts a guardian: this file
+run as a script by a fresh interpreter (posix_spawn: no copy of the run's memory, nothing of
+its state), holding on its stdin the read end of a pipe whose write end only the run holds
+(and the workers it forks afterwards, which inherit it). Each path is sent down the pipe before
+it is made ("+path") and once it is renamed into place or removed ("-path"). When the run ends,
+however it ends, the kernel closes its descriptors; once the last holder of the write end is
+gone (the run and its workers: none is writing into a folder any more) the guardian reads
+end-of-file, removes the paths still registered, and exits. It removes only the paths its own
+run sent, each named with that run's pid and a random part, never another concurrent run's.
 
-Shortcuts: started lazily, so a read-only command never forks it (a fork: about a millisecond
-plus the page tables, measured in the README); it ignores SIGINT, SIGTERM, SIGHUP and SIGQUIT
-(a terminal's Ctrl-C reaches the whole group; the run's own handler cleans up and then the
-guardian finds nothing left); a SIGKILL of the whole group kills it too, and where fork is
-missing or fails there is none: the next run's removal of a dead run's leftovers (files.py)
-is the fallback.
+Shortcuts: started lazily, so a read-only command starts none (the spawn costs the run well
+under a millisecond; the guardian's own start, ~10 ms of CPU, runs beside it); SIGINT, SIGTERM,
+SIGHUP and SIGQUIT are blocked in it from its start (a terminal's Ctrl-C reaches the whole
+group; the run's own handler cleans up, then the guardian finds nothing left); a SIGKILL of
+the whole group kills it too, and where posix_spawn is missing (Windows) there is none: the
+next run's removal of a dead run's leftovers (files.py) is the fallback.
 """
 
 from __future__ import annotations
 
 import os
-import secrets
 import signal
 import stat
-import warnings
+import sys
 
 _FD: int | None = None  # write end of the pipe to the guardian (this process's or its parent's)
 _TRIED = False
@@ -43,45 +43,48 @@ def pid() -> int:
 
 
 def start() -> bool:
-    """Fork the guardian if none is running yet; False where it cannot be (no fork, EAGAIN)."""
+    """Start the guardian if none is running yet; False where it cannot be (no posix_spawn, no
+    interpreter path, no process left)."""
     global _FD, _TRIED, _PID
-    if _FD is not None or _TRIED or not hasattr(os, "fork"):
+    if _FD is not None or _TRIED:
         return _FD is not None
     _TRIED = True
-    read, write = os.pipe()  # both close-on-exec: a program the run executes does not hold it
+    if not (hasattr(os, "posix_spawn") and sys.executable and os.path.isfile(__file__)):
+        return False
+    read, write = os.pipe()  # both close-on-exec: the guardian gets the read end as its stdin only
     try:
-        with warnings.catch_warnings():  # 3.12+: fork in a process with (BLAS) threads
-            warnings.simplefilter("ignore", DeprecationWarning)
-            child = os.fork()
+        child = os.posix_spawn(
+            sys.executable,
+            [sys.executable, "-I", "-S", __file__],  # this file as a script: the stdlib only
+            os.environ,
+            file_actions=[
+                (os.POSIX_SPAWN_DUP2, read, 0),
+                (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+            ],
+            setsigmask=_IGNORED,  # blocked from its first instruction: a group's Ctrl-C passes it by
+        )
     except OSError:
-        os.close(read)
         os.close(write)
         return False
-    if child == 0:
-        _guard(read)  # never returns
-    os.close(read)
+    finally:
+        os.close(read)
     _FD, _PID = write, child
     return True
 
 
-def _guard(read: int) -> None:
-    """The guardian's life: collect the registered paths until end-of-file, remove what is
-    left, exit (os._exit: none of the run's exit handlers, finalizers or buffers)."""
-    try:
-        for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"):
-            if hasattr(signal, name):
-                signal.signal(getattr(signal, name), signal.SIG_IGN)
-        null = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):  # the run's stdout and stderr pipes: a reader waits for their end
-            os.dup2(null, fd)
-        os.closerange(3, read)  # the write end among them, and every other descriptor of the run
-        os.closerange(read + 1, 1 << 16)
-        os.chdir("/")
-        paths = _collect(read)
-        for path in reversed(paths):  # the latest first: files before the folders they are in
-            _remove(path)
-    finally:
-        os._exit(0)
+_IGNORED = [getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT") if hasattr(signal, n)]
+
+
+def _guard() -> None:
+    """The guardian's life (this file run as a script, the pipe on stdin): collect the
+    registered paths until end-of-file, remove what is left, exit."""
+    for sig in _IGNORED:
+        signal.signal(sig, signal.SIG_IGN)
+    os.closerange(3, 1 << 16)  # a descriptor the run inherited from its own parent, if any
+    os.chdir("/")
+    for path in reversed(_collect(0)):  # the latest first: files before the folders they are in
+        _remove(path)
 
 
 def _collect(read: int) -> list[bytes]:
@@ -139,7 +142,7 @@ def make_path(folder: str, prefix: str, suffix: str, directory: bool = False) ->
     carries this process's pid: no other live process makes that name, so a name found taken
     is a dead run's leftover (tried again with another random part)."""
     for _ in range(100):
-        path = os.path.join(folder, f"{prefix}{secrets.token_hex(4)}{suffix}")
+        path = os.path.join(folder, f"{prefix}{os.urandom(4).hex()}{suffix}")
         register(path)
         try:
             if directory:
@@ -153,3 +156,7 @@ def make_path(folder: str, prefix: str, suffix: str, directory: bool = False) ->
             release(path)
             raise
     raise FileExistsError(f"{folder}: no free name {prefix}*{suffix}")
+
+
+if __name__ == "__main__":
+    _guard()

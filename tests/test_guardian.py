@@ -101,7 +101,7 @@ def place(tmp_path):
     return tmp_path
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="the guardian is forked")
+@pytest.mark.skipif(not hasattr(os, "posix_spawn"), reason="the guardian is spawned")
 def test_a_killed_run_leaves_no_temporary_scratch_or_staging_path(place):
     target = place / "out" / "book.xlsx"
     p, made = start(target, "A", place / "tmp")
@@ -121,7 +121,7 @@ def test_a_killed_runs_worker_dies_with_it(place):
     assert gone_within(lambda: not alive(made["worker"]), 2.0)
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="the guardian is forked")
+@pytest.mark.skipif(not hasattr(os, "posix_spawn"), reason="the guardian is spawned")
 def test_concurrent_runs_never_remove_each_others_paths(place):
     """Two runs writing the same target and the same docs folder: the killed one's paths go,
     the live one's stay; the live one then finishes its write."""
@@ -142,18 +142,18 @@ def test_concurrent_runs_never_remove_each_others_paths(place):
     assert target.read_text() == "new B"  # the guardian of a finished run removes nothing of it
 
 
-def test_no_guardian_where_fork_is_missing(tmp_path, monkeypatch):
-    """Without fork (another system) the write still goes through, with no guardian."""
+def test_no_guardian_where_posix_spawn_is_missing(tmp_path, monkeypatch):
+    """Without posix_spawn (Windows) the write still goes through, with no guardian."""
     monkeypatch.setattr(guardian, "_FD", None)
     monkeypatch.setattr(guardian, "_TRIED", False)
-    monkeypatch.delattr(os, "fork")
+    monkeypatch.delattr(os, "posix_spawn")
     files.write_text(tmp_path / "a.txt", "text")
     assert (tmp_path / "a.txt").read_text() == "text" and os.listdir(tmp_path) == ["a.txt"]
     assert not guardian.started()
 
 
 def test_a_read_only_command_starts_no_guardian():
-    """`show --json` on a warm cache writes nothing: no process is forked for it (its start-up
+    """`show --json` on a warm cache writes nothing: no process is started for it (its start-up
     stays as it was). The first run may fill the cache (a write, guarded like any other)."""
     code = textwrap.dedent(
         """
