@@ -29,7 +29,7 @@ import sys
 
 _FD: int | None = None  # write end of the pipe to the guardian (this process's or its parent's)
 _TRIED = False
-_PID = 0  # the guardian's pid (0: none forked by this process)
+_PID = 0  # the guardian's pid (0: none started by this process)
 
 
 def started() -> bool:
@@ -38,7 +38,7 @@ def started() -> bool:
 
 
 def pid() -> int:
-    """The guardian this process forked (0: none)."""
+    """The guardian this process started (0: none)."""
     return _PID
 
 
