@@ -3,11 +3,13 @@
 A failed or interrupted run leaves the previous file (or none), never a half-written one.
 Scratch folders (ScratchFolder: a big workbook's rendered rows) go the same way. The
 file gets the mode a plain `open()` would give it (0666 less the umask: 0644 under 022), not
-mkstemp's 0600. Temporary files are removed on an exception, on SIGTERM and SIGHUP (and SIGINT
+the temporary's 0600. Temporary files are removed on an exception, on SIGTERM and SIGHUP (and SIGINT
 in the command line's process): the handler ends the run's forked workers, removes its files
 and exits 128 + the signal at once. A `kill -9` runs no cleanup: its workers die with it
-(die_with_parent), and what it leaves (`.<name>.<pid>.<random>.tmp`, a staging or scratch
-folder named with its pid) the next run removes once that process is gone, never a live run's.
+(die_with_parent), and every temporary file, staging and scratch folder (`.<name>.<pid>.<random>.tmp`,
+folders named with the pid) is registered with the run's guardian (guardian.py), a process outside
+it that removes them once the run is gone. Where there is no guardian (no fork; the group killed
+whole) the next run removes what a dead process left, never a live run's.
 A set of files (docs) is written into a staging folder and swapped in whole (move_into).
 A write is refused onto a file this run read, a device, FIFO or socket, or a symbolic link.
 """
@@ -26,6 +28,7 @@ import weakref
 from collections.abc import Callable
 from pathlib import Path
 
+from . import guardian
 from .errors import LedgerError
 
 _PENDING: set[str] = set()  # temporary files of writes in progress
@@ -190,8 +193,7 @@ def atomic_save(path: Path, save: Callable[[str], object]) -> None:
     path = check_target(Path(path))
     _install_handlers()
     _remove_stale(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{_stem(path)}.{os.getpid()}.", suffix=".tmp", dir=path.parent or ".")
-    os.close(fd)
+    tmp = guardian.make_path(str(path.parent), f".{_stem(path)}.{os.getpid()}.", ".tmp")
     _PENDING.add(tmp)
     try:
         save(tmp)
@@ -202,6 +204,7 @@ def atomic_save(path: Path, save: Callable[[str], object]) -> None:
         raise
     finally:
         _PENDING.discard(tmp)
+        guardian.release(tmp)
 
 
 def staging_folder(out: Path) -> Path:
@@ -212,7 +215,7 @@ def staging_folder(out: Path) -> Path:
         pid = stale.name[len(out.name) + 2 :].split(".", 1)[0]
         if pid.isdigit() and not _alive(int(pid)):
             shutil.rmtree(stale, ignore_errors=True)
-    name = tempfile.mkdtemp(prefix=f".{out.name}.{os.getpid()}.", suffix=".staging", dir=out.parent)
+    name = guardian.make_path(str(out.parent), f".{out.name}.{os.getpid()}.", ".staging", directory=True)
     _SCRATCH.add(name)
     return Path(name)
 
@@ -226,9 +229,10 @@ def move_into(staging: Path, out: Path) -> None:
     if not out.exists():
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(staging, 0o777 & ~umask)  # mkdtemp made it 0700
+        os.chmod(staging, 0o777 & ~umask)  # make_path made it 0700
         os.rename(staging, out)
         _SCRATCH.discard(str(staging))
+        guardian.release(str(staging))
         return
     if not _swap_in(staging, out):
         for item in sorted(staging.iterdir()):
@@ -236,6 +240,7 @@ def move_into(staging: Path, out: Path) -> None:
             os.replace(item, out / item.name)
     shutil.rmtree(staging, ignore_errors=True)  # after a swap: the previous set
     _SCRATCH.discard(str(staging))
+    guardian.release(str(staging))
 
 
 RENAME_EXCHANGE = 2  # linux/fs.h: renameat2 swaps the two names atomically
@@ -256,7 +261,7 @@ def _swap_in(staging: Path, out: Path) -> bool:
         for item in old:
             if not (staging / item.name).exists():
                 os.link(item, staging / item.name)
-        os.chmod(staging, stat.S_IMODE(out.stat().st_mode))  # mkdtemp made it 0700
+        os.chmod(staging, stat.S_IMODE(out.stat().st_mode))  # make_path made it 0700
     except OSError:
         return False
     done = renameat2(AT_FDCWD, os.fsencode(staging), AT_FDCWD, os.fsencode(out), RENAME_EXCHANGE)
@@ -272,7 +277,8 @@ class ScratchFolder:
     def __init__(self) -> None:
         _install_handlers()
         _remove_stale_scratch()
-        self.name = tempfile.mkdtemp(prefix=f"{_SCRATCH_PREFIX}{os.getpid()}-")
+        prefix = f"{_SCRATCH_PREFIX}{os.getpid()}-"
+        self.name = guardian.make_path(tempfile.gettempdir(), prefix, "", directory=True)
         _SCRATCH.add(self.name)
         self._finalizer = weakref.finalize(self, _remove_scratch, self.name, os.getpid())
 
@@ -284,6 +290,7 @@ def _remove_scratch(folder: str, owner: int) -> None:
     if os.getpid() == owner:  # a forked worker exiting leaves its parent's folder alone
         shutil.rmtree(folder, ignore_errors=True)
         _SCRATCH.discard(folder)
+        guardian.release(folder)
 
 
 def _remove_stale_scratch() -> None:

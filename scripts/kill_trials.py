@@ -8,9 +8,11 @@ for the run than its workers dying first is not), then checks:
 - intact: the output is the previous one byte for byte, or the whole new one (a workbook that
   opens with every sheet; a docs folder equal to a finished run's) -- never a mix, never a half;
 - leftovers: entries beside the target (temporary files, staging folders) or in the run's
-  TMPDIR (scratch folders) once it has ended; after a kill -9, which runs no cleanup, they are
-  counted again after the next run of the same command, which must remove a dead run's scratch;
-- workers left: processes of the run's process group still alive 2 s after it ended;
+  TMPDIR (scratch folders) once it and its group have ended (a kill -9 runs no cleanup in the
+  run: its guardian, a process of the same group, removes them); counted again after the next
+  run of the same command (the fallback where no guardian ran: the next run removes a dead run's);
+- workers left: processes of the run's process group (workers, the guardian) still alive 2 s
+  after it ended;
 - for a catchable signal: the exit code (128 + the signal), one line on stderr, the time from
   the signal to the end (at most 2 s).
 
@@ -244,15 +246,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def failed(s: dict) -> bool:
-    """A trial broke an invariant: a mixed or half output, scratch a next run did not remove
-    (or a caught signal's run left), a worker alive, a wrong exit, more than one line, > 2 s."""
+    """A trial broke an invariant: a mixed or half output, anything left behind once the run
+    and its group ended, a worker alive, a wrong exit, more than one line, > 2 s (caught)."""
     interrupted = s["trials"] - s["finished_before_signal"]
     caught = s["signal"] != "SIGKILL"
     return bool(
         s["intact"] < s["trials"]
+        or s["leftovers"]
         or s["leftovers_after_next_run"]
         or s["workers_left"]
-        or (caught and (s["leftovers"] or s["max_end_s"] > GRACE_S))
+        or (caught and s["max_end_s"] > GRACE_S)
         or s["right_exit"] < interrupted
         or s["one_line"] < interrupted
     )

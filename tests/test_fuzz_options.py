@@ -1,9 +1,10 @@
 """Issue 30: a case table over every command (fast tier, deterministic: no random seed at all).
 Every leaf command the Typer app registers, walked from the app, gets each of its value options
 set to each hostile value below, beside the minimal arguments it needs (1,998 cases; those of a
-string option with a value that may be legal, so running the whole job, are marked slow). Every run ends with
-exit 0, or exit 2 and exactly one line starting 'error:'; never a traceback, never a hang (a
-20 s alarm a case). The hostile values a number option must refuse are checked to be refused."""
+string option with a value that may be legal, so running the whole job, are marked slow). Every
+run ends with exit 0, or exit 2 and exactly one line starting 'error:'; never a traceback, never
+a hang (test_fuzz.run: 20 s of CPU time a case, or a wall-clock limit of 20 s stretched by the
+machine's load). The hostile values a number option must refuse are checked to be refused."""
 
 from __future__ import annotations
 
