@@ -16,9 +16,14 @@ ones (offline.py's stage step, declared again at this micro-batch).
   `ttft_overhead_ms`, not fitted), its own prefill (latency.py's `prefill_s`, the prompt alone)
   plus the wait for its chunks of the step's token budget behind the other requests' decode
   tokens: with chunked prefill ceil(prompt / (max_num_tokens - decode tokens)) steps, without
-  one step; plus, at a concurrency, `inflight_prompt_token_s` (fitted, empirical) per prompt
-  token of the other requests in flight; past what the engine holds, the queue: closed loop (Little's law),
-  (waiting / running) x the service time of a request.
+  one step; plus, under a harness that states fixed lengths, the wave wait: requests admitted in
+  one step finish in one step and come back together, so a new request waits for the host's
+  work on the prompts of the others arriving with it, `wave_prompt_token_s` (fitted) per prompt
+  token of the other running requests (NIM's 8B and 70B on H100 wait alike per token, not per
+  FLOP: host work, not the GPU's prefill, which a share of the others' prefill compute over-
+  predicted 2-10x for the 70B); lengths drawn at random spread the arrivals and the wave out;
+  past what the engine holds, the queue: closed loop (Little's law), (waiting / running) x the
+  service time of a request.
 - Output tokens/s: closed loop, running x output tokens / (in-flight TTFT + (output - 1) x
   TPOT) per replica, as benchmarks count it.
 At concurrency 0 (offline: every request queued) throughput and TPOT are offline.py's; TTFT is
@@ -39,12 +44,13 @@ from .inputs import (
     chunked_prefill,
     concurrency,
     expert_parallel,
+    harness_fixed_lengths,
     harness_overhead_s,
-    inflight_prompt_token_s,
     max_num_tokens,
     output_tokens,
     pipeline_parallel,
     request_overhead_s,
+    wave_prompt_token_s,
 )
 from .latency import prefill_compute_floor_s, prefill_memory_floor_s, prefill_s
 from .memory import total_gpus
@@ -53,7 +59,7 @@ from .offline import micro_batch as offline_micro_batch
 from .offline import offline_concurrency, stage_step
 from .offline import step as offline_step_s
 from .offline import throughput as offline_throughput
-from .sources import LECTURE, SGLANG_BENCH, TRTLLM, VLLM_BENCH
+from .sources import LECTURE, ORCA, SGLANG_BENCH, TRTLLM, VLLM_BENCH
 
 T = "load"
 SRC = LECTURE + " §6.2-6.3 (extended to a concurrency); " + VLLM_BENCH
@@ -140,18 +146,30 @@ chunks = quantity(
     topic=T,
     integer=True,
 )
+wave_wait = quantity(
+    "load_wave_wait_s",
+    Piecewise(
+        (0, offline),
+        (harness_fixed_lengths * wave_prompt_token_s * Max(running - 1, 0) * prefill_tokens, True),
+    ),
+    "s",
+    "Wait of a new request for the host's work on the prompts of the others arriving in its "
+    "wave: a fixed-length harness's requests finish and return together (wave_prompt_token_s "
+    "per prompt token of the other running requests; 0 when lengths vary, and offline)",
+    source=SRC + "; " + ORCA,
+    topic=T,
+)
 in_flight_ttft = quantity(
     "load_ttft_in_flight_s",
     harness_overhead_s
     + request_overhead_s
     + prefill_s
     + Piecewise((0, running <= 1), (chunks * P * step, True))
-    + Piecewise((0, offline), (inflight_prompt_token_s * Max(running - 1, 0) * prefill_tokens, True)),
+    + wave_wait,
     "s",
     "TTFT once admitted: the harness's stated overhead, the engine's fixed overhead "
     "(request_overhead_s), the prompt's prefill plus, for each of its chunks, a step of the other "
-    "requests' decode tokens, and at a concurrency the fitted wait per prompt token of the other "
-    "requests in flight (fitted to closed-loop rows only: offline, no measured TTFT carries it)",
+    "requests' decode tokens, and the wave wait (load_wave_wait_s)",
     source=SRC,
     topic=T,
 )

@@ -39,3 +39,7 @@ VLLM_BENCH = (
     "TPOT = (latency - TTFT) / (output tokens - 1))"
 )
 SGLANG_BENCH = "SGLang server arguments (--chunked-prefill-size) and bench_serving"
+ORCA = (
+    "Yu et al. 2022, Orca: A Distributed Serving System for Transformer-Based Generative Models "
+    "(OSDI '22) §3: iteration-level scheduling, a request joins and leaves the batch at a step"
+)

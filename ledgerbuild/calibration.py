@@ -6,8 +6,9 @@ would), grouped by architecture variant; the metrics (`output_tokens_per_s`, `tt
 are evaluated as numpy functions generated from the same declarations (`sweeps`), so a fit
 never re-implements a formula. Least squares on log(predicted / measured) over every measured
 figure fits mfu, bandwidth_efficiency, step_overhead_s, sequence_overhead_s,
-allreduce_efficiency and allreduce_latency_s (and, from TTFT rows, request_overhead_s and
-inflight_prompt_token_s; a source's stated harness overhead is an input, not fitted) within
+allreduce_efficiency and allreduce_latency_s (and, from TTFT rows, request_overhead_s, and from
+TTFT rows of a fixed-length harness wave_prompt_token_s; a source's stated harness overhead and
+lengths are inputs, not fitted) within
 physical bounds (BOUNDS: achieved bandwidth <= 0.95 of the datasheet, MFU <= 0.85, per-step
 overhead <= 1 ms), overlap = 0 (the times add).
 
@@ -54,24 +55,22 @@ BOUNDS = {
     "allreduce_efficiency": (0.05, 1.0, 0.6),
     "allreduce_latency_s": (0.0, 5e-5, 1e-5),
     "request_overhead_s": (0.0, 0.25, 0.05),  # HTTP, tokenization, scheduling (TTFT rows only)
-    "inflight_prompt_token_s": (0.0, 2e-5, 1e-6),  # per prompt token in flight (TTFT rows only)
+    "wave_prompt_token_s": (0.0, 2e-5, 1e-6),  # per prompt token of a wave (fixed-length TTFT rows)
     "expert_efficiency": (0.1, 1.0, 0.7),  # grouped GEMMs (MoE rows only)
     "expert_imbalance": (1.0, 3.0, 1.3),  # busiest EP GPU over the mean (EP rows only)
 }
 LINK = ("allreduce_efficiency", "allreduce_latency_s")
 # what a vendor/architecture family refits for a GPU it transfers to: the silicon's kernel and
-# memory efficiencies, its host's overheads and the engine's wait per in-flight prompt token
-# (left out, a GPU took the NIM-fitted wait: --cv gpu TTFT 38.1 % against 31.3 % refitted); the
-# link and expert figures are kept from the fit over every measured GPU (a family of one or two
-# GPUs refitting them carries its own rows' quirks, e.g. a PCIe system's all-reduce to an NVLink
-# GPU, one model's routing to every MoE)
+# memory efficiencies and its host's overheads; the wave wait (fitted only where a harness states
+# fixed lengths; host work), the link and expert figures are kept from the fit over every measured
+# GPU (a family of one or two GPUs refitting them carries its own rows' quirks, e.g. a PCIe
+# system's all-reduce to an NVLink GPU, one model's routing to every MoE)
 FAMILY_FREE = (
     "mfu",
     "bandwidth_efficiency",
     "step_overhead_s",
     "sequence_overhead_s",
     "request_overhead_s",
-    "inflight_prompt_token_s",
 )
 
 
@@ -270,10 +269,20 @@ def _unidentified(prepared: Prepared, mask: np.ndarray, start: dict, who: str, n
             + ", ".join(f"{n} {start[n]:g}" for n in LINK)
             + ")"
         )
-    if not np.isfinite(prepared.measured["ttft_ms"][mask]).any():
-        for name in ("request_overhead_s", "inflight_prompt_token_s"):
-            keep[name] = start[name] if who != "calibrated" else 0.0
-            notes.append(f"{who}: no TTFT rows, {name} not fitted (kept: {keep[name]:g})")
+    ttft = np.isfinite(prepared.measured["ttft_ms"]) & mask
+    if not ttft.any():
+        keep["request_overhead_s"] = start["request_overhead_s"] if who != "calibrated" else 0.0
+        kept = keep["request_overhead_s"]
+        notes.append(f"{who}: no TTFT rows, request_overhead_s not fitted (kept: {kept:g})")
+    fixed = np.array(
+        [m.harness.get("harness_fixed_lengths") == "1" and m.concurrency > 1 for m in prepared.rows]
+    )
+    if not (ttft & fixed).any():
+        keep["wave_prompt_token_s"] = start["wave_prompt_token_s"]
+        notes.append(
+            f"{who}: no TTFT rows of a fixed-length harness at a concurrency, wave_prompt_token_s not fitted "
+            f"(kept: {keep['wave_prompt_token_s']:g})"
+        )
     ep = np.array([m.replicas > 1 for m in prepared.rows]) & prepared.moe
     if not (mask & ep).any():
         keep["expert_imbalance"] = start["expert_imbalance"] if who != "calibrated" else 1.0

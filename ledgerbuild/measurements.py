@@ -63,7 +63,7 @@ class Measurement:
     limits: dict[str, str] = field(default_factory=dict)  # the row's own engine limits (--set)
     reason: str = ""  # why it cannot be evaluated ("" = it can)
     labels: dict[str, str] = field(default_factory=dict)  # names as published, for the tables
-    harness: dict[str, str] = field(default_factory=dict)  # the source's stated TTFT overhead (--set)
+    harness: dict[str, str] = field(default_factory=dict)  # the source's stated harness (--set)
 
     @property
     def tokens_per_s(self) -> float:
@@ -125,15 +125,29 @@ def _layout_defaults(header: dict) -> dict:
 
 
 def _harness(header: dict, row: dict, where: str) -> dict[str, str]:
-    """The TTFT overhead the row's source states (`sources.<key>.ttft_overhead_ms`), as --set."""
+    """What the row's source states of its harness, as --set: the TTFT overhead
+    (`sources.<key>.ttft_overhead_ms`) and whether every request has the same lengths
+    (`sources.<key>.request_lengths`: fixed or varied)."""
     sources = header.get("sources")
     source = sources.get(str(row.get("source", ""))) if isinstance(sources, dict) else None
-    if not isinstance(source, dict) or source.get("ttft_overhead_ms") in (None, ""):
+    if not isinstance(source, dict):
         return {}
-    value = decimal(source["ttft_overhead_ms"], f"{where} source {row.get('source')} field ttft_overhead_ms")
-    if not 0 <= value < 1e5:
-        raise LedgerError(f"{where} source {row.get('source')} field ttft_overhead_ms: must be 0..100000 ms")
-    return {"harness_overhead_s": repr(value / 1000)}
+    out = {}
+    if source.get("ttft_overhead_ms") not in (None, ""):
+        what = f"{where} source {row.get('source')} field ttft_overhead_ms"
+        value = decimal(source["ttft_overhead_ms"], what)
+        if not 0 <= value < 1e5:
+            raise LedgerError(f"{what}: must be 0..100000 ms")
+        out["harness_overhead_s"] = repr(value / 1000)
+    lengths = source.get("request_lengths")
+    if lengths not in (None, ""):
+        if lengths not in ("fixed", "varied"):
+            raise LedgerError(
+                f"{where} source {row.get('source')} field request_lengths: expected fixed or varied, "
+                f"got {lengths!r}"
+            )
+        out["harness_fixed_lengths"] = "1" if lengths == "fixed" else "0"
+    return out
 
 
 def _is_moe(model: str) -> bool:

@@ -69,3 +69,16 @@ def test_attention_data_parallel_splits_the_requests():
     assert four.value("output_tokens_per_s_per_gpu") == pytest.approx(
         four.value("output_tokens_per_s") / four.value("total_gpus")
     )
+
+
+def test_the_wave_wait_needs_a_fixed_length_harness_and_company():
+    """The wait for a wave's other prompts: none when the harness's lengths vary (arrivals spread
+    out), none for a lone request, none offline; with fixed lengths it grows with the requests
+    in flight (load.py's wave wait)."""
+    fixed = {"harness_fixed_lengths": "1"}
+    assert at(64).value("load_wave_wait_s") == 0  # default: lengths vary
+    assert at(1, **fixed).value("load_wave_wait_s") == 0
+    assert at(0, **fixed).value("load_wave_wait_s") == 0
+    waits = [at(c, **fixed).value("load_wave_wait_s") for c in (2, 16, 64)]
+    assert 0 < waits[0] < waits[1] < waits[2]
+    assert at(64, **fixed).value("ttft_s") - at(64).value("ttft_s") == pytest.approx(waits[2], rel=1e-9)

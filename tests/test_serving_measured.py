@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from ledgerbuild import calibration, catalog, measurements
 from ledgerbuild.cli import app
+from ledgerbuild.errors import LedgerError
 from ledgerbuild.evaluate import evaluate, to_plain
 
 runner = CliRunner()
@@ -302,3 +303,56 @@ def test_stated_ttft_overheads_leave_every_row_above_its_roofline_floor():
         has = np.isfinite(ttft)
         assert np.isfinite(stated[has]).all(), name  # every TTFT row's source states one
         assert (ttft[has] - stated[has] >= floor[has] * (1 - 1e-9)).all(), name
+
+
+def test_a_sources_stated_request_lengths_reach_its_rows(tmp_path):
+    """`request_lengths` of a row's source (fixed or varied) is the row's harness_fixed_lengths;
+    any other value is one line naming the file, source and field."""
+    row = {"model": "llama-3-8b", "gpu": "h100-sxm", "precision": "FP8", "tp": 1, "isl": 200, "osl": 200}
+    rows = [{**row, "source": s, "concurrency": 8, "ttft_ms": 30} for s in ("S1", "S2")]
+    sources = {"S1": {"request_lengths": "fixed"}, "S2": {"request_lengths": "varied"}}
+    path = tmp_path / "lengths.yaml"
+    path.write_text(yaml.safe_dump({"sources": sources, "rows": rows}))
+    _, loaded = measurements.load(path)
+    assert [m.scenario("nim")["harness_fixed_lengths"] for m in loaded] == ["1", "0"]
+    path.write_text(yaml.safe_dump({"sources": {"S1": {"request_lengths": "sometimes"}}, "rows": rows[:1]}))
+    with pytest.raises(LedgerError, match="field request_lengths: expected fixed or varied"):
+        measurements.load(path)
+
+
+def _ttft_series(name, keep):
+    _, rows = measurements.load(measurements.shipped_path(name))
+    picked = sorted((m for m in rows if not m.reason and keep(m)), key=lambda m: m.concurrency)
+    prepared = calibration.prepare(picked, "tensorrt-llm")
+    order = np.argsort([m.concurrency for m in prepared.rows])
+    conc = np.array([m.concurrency for m in prepared.rows])[order]
+    return conc, prepared.measured["ttft_ms"][order], calibration.predict(prepared)["ttft_ms"][order]
+
+
+def test_ttft_rises_with_concurrency_as_nim_measured_it():
+    """NIM Llama 3.1 8B on one H100 FP8, 200/200 tokens, fixed lengths (nim-0040..0044): measured
+    TTFT 10.3 ms at concurrency 1, 16.8 at 5, 36.3 at 25, 67.4 at 50, 120.0 at 100, an 11.7x rise.
+    Under the shipped fit the ledger's TTFT at 25..100 is within 35 % of each measured figure,
+    and rises at least 5x from 1 to 100."""
+    conc, measured, predicted = _ttft_series(
+        "nim_gpustack_dense_latency.yaml",
+        lambda m: m.model == "llama-3-8b" and (m.isl, m.osl) == (200, 200) and m.concurrency <= 100,
+    )
+    assert conc.tolist() == [1, 5, 25, 50, 100]
+    assert measured.tolist() == pytest.approx([10.26, 16.8, 36.3, 67.4, 120.0], abs=0.06)
+    assert np.abs(predicted[2:] / measured[2:] - 1).max() < 0.35
+    assert predicted[-1] / predicted[0] > 5
+
+
+def test_ttft_stays_flat_where_inferencex_measured_it_flat():
+    """InferenceX DeepSeek-R1 on 8x H200, SGLang, 1024/8192 tokens, lengths drawn at random
+    (--random-range-ratio 0.8): measured TTFT 156.5 ms at concurrency 4 and 182.8 at 64 (+17 %).
+    The ledger's rise from 4 to 64 under the shipped fit stays below 40 % (it was +101 % with a
+    wait per in-flight prompt token fitted to fixed-length rows)."""
+    conc, measured, predicted = _ttft_series(
+        "inferencex_dsr1_latency.yaml",
+        lambda m: m.gpu == "h200-sxm" and m.engine == "sglang" and (m.isl, m.osl) == (1024, 8192),
+    )
+    assert conc[0] == 4 and conc[-1] == 64
+    assert measured[-1] / measured[0] == pytest.approx(182.8 / 156.5, rel=0.01)
+    assert predicted[-1] / predicted[0] < 1.4

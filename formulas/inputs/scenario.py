@@ -175,6 +175,19 @@ harness_overhead_s = scenario_input(
     lo=0,
     source="measurement file header, sources.<key>.ttft_overhead_ms (with its basis)",
 )
+harness_fixed_lengths = scenario_input(
+    "harness_fixed_lengths",
+    "0/1",
+    "1: the benchmark client sends every request with the same prompt and output length "
+    "(fixed ISL/OSL, ignore EOS), so at a concurrency requests run in waves; 0: lengths vary "
+    "per request (random range, a dataset such as ShareGPT, live traffic) and arrivals spread "
+    "out. As the measurement source states it (`request_lengths` of the row's source)",
+    default=0,
+    lo=0,
+    hi=1,
+    integer=True,
+    source="measurement file header, sources.<key>.request_lengths (with its basis)",
+)
 count_embedding_read = scenario_input(
     "count_embedding_read",
     "0/1",
