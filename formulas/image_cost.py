@@ -41,8 +41,9 @@ S51 = LECTURE + " §5.1"
 
 
 def encoder_time(flops, weight_bytes_per_gpu):
-    """One encoder pass under the time model: its FLOPs over the GPUs, its weights read once."""
-    return step_time(compute_time(flops), memory_time(weight_bytes_per_gpu), 0, 0)
+    """One encoder pass under the time model: its FLOPs over the GPUs, its weights read once
+    (the tower's per-layer kernel overhead is not counted)."""
+    return step_time(compute_time(flops), memory_time(weight_bytes_per_gpu), 0, 0, 0)
 
 
 encoder_output_bytes = quantity(

@@ -3,7 +3,8 @@
 Lecture §6.2 (seeds/000): TTFT >= prefill FLOPs / aggregate peak; TPOT >= bytes read per step
 / aggregate bandwidth. The time model is named, never implicit: a step takes
 overlap x max(compute, memory, link) + (1 - overlap) x (compute + memory + link) + a fixed
-overhead + an overhead per sequence, with compute = FLOPs / (GPUs x mfu x peak), memory =
+overhead + an overhead per sequence + an overhead per layer (its kernels' launch, ramp-up and
+teardown, when no weight is loaded: Hazy Research 2025), with compute = FLOPs / (GPUs x mfu x peak), memory =
 bytes per GPU / (bandwidth_efficiency x bandwidth) and link = tensor-parallel all-reduces
 (two per layer: after attention and after the MLP; ring: 2(n-1)/n x message / link bandwidth
 + 2(n-1) hop latencies, NCCL's model) plus pipeline hand-offs. The time-model table holds
@@ -30,6 +31,7 @@ from .inputs import (
     hidden_size,
     interconnect_bytes_per_s,
     interconnect_hop_latency_s,
+    layer_overhead_s,
     mfu,
     moe_intermediate_size,
     n_routed_experts,
@@ -60,13 +62,14 @@ T = "latency"
 S62 = LECTURE + " §6.2"
 
 
-def step_time(compute_s, memory_s, link_s, sequences):
-    """One forward step under the time model in force."""
+def step_time(compute_s, memory_s, link_s, sequences, layers):
+    """One forward step through `layers` transformer layers under the time model in force."""
     return (
         overlap * Max(compute_s, memory_s, link_s)
         + (1 - overlap) * (compute_s + memory_s + link_s)
         + step_overhead_s
         + sequences * sequence_overhead_s
+        + layers * layer_overhead_s
     )
 
 
@@ -250,7 +253,7 @@ def decode_step(prefix, batch, source, sequences=None):
         source=NCCL + "; " + PIPELINE,
         topic=T,
     )
-    return step_bytes, step_time(c, m, x, sequences)
+    return step_bytes, step_time(c, m, x, sequences, num_hidden_layers)
 
 
 prefill_compute_floor_s = quantity(
@@ -300,7 +303,7 @@ prefill_link_s = quantity(
 )
 prefill_s = quantity(
     "prefill_s",
-    step_time(prefill_compute_s, prefill_memory_s, prefill_link_s, 1),
+    step_time(prefill_compute_s, prefill_memory_s, prefill_link_s, 1, num_hidden_layers),
     "s",
     "One prompt's prefill alone under the time model in force (the TTFT of a lone request; "
     "ttft_s is the TTFT at a concurrency)",

@@ -184,7 +184,7 @@ def stage_step(prefix, micro, prompts, source):
     )
     step = quantity(
         f"{prefix}_step_s",
-        step_time(compute, memory, link, micro),
+        step_time(compute, memory, link, micro, num_hidden_layers / pipeline_parallel),
         "s",
         "Stage step time under the time model in force",
         source=source,

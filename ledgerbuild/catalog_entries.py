@@ -235,6 +235,7 @@ class TimeModelEntry(_Strict):
     overlap: int = Field(ge=0, le=1)
     step_overhead_s: float = Field(ge=0, le=1)
     sequence_overhead_s: float = Field(ge=0, le=1, default=0)
+    layer_overhead_s: float = Field(ge=0, le=1, default=0)
     allreduce_efficiency: float = Field(gt=0, le=1, default=1)
     allreduce_latency_s: float = Field(ge=0, le=1, default=0)
     request_overhead_s: float = Field(ge=0, le=10, default=0)

@@ -13,6 +13,8 @@ same configuration twice) is kept with its reason; a malformed file (a missing f
 that is not a number) is one LedgerError naming file, row, field.
 Shortcuts: a row's KV cache uses the precision alias's KV format (the engine's, aliases.yaml
 `engine_precisions`, before the general one) unless `kv_dtype` (or `kv_cache_dtype`) is given;
+the embedding and lm_head of a quantized checkpoint are read in the dtype aliases.yaml
+`checkpoint_parts` gives its weight format (BF16 for FP8 and NVFP4: ModelOpt, DeepSeek-V3);
 InferenceX's per-GPU output throughput is per tensor-parallel GPU (its process_result.py divides
 the deployment's by tp), so the deployment's is that times tp; with dp_attention the attention
 runs data-parallel on ep replicas of tp / ep GPUs each (the ledger's expert_parallel).
@@ -64,6 +66,7 @@ class Measurement:
     reason: str = ""  # why it cannot be evaluated ("" = it can)
     labels: dict[str, str] = field(default_factory=dict)  # names as published, for the tables
     harness: dict[str, str] = field(default_factory=dict)  # the source's stated harness (--set)
+    parts: dict[str, str] = field(default_factory=dict)  # parts the checkpoint keeps unquantized (--set)
 
     @property
     def tokens_per_s(self) -> float:
@@ -88,6 +91,7 @@ class Measurement:
             "serving_engine": self.engine or engine,
             **self.limits,
             **self.harness,
+            **self.parts,
         }
 
 
@@ -320,6 +324,7 @@ def _measurement(row: dict, n: int, path: Path, defaults: dict, header: dict) ->
         why_model or why_gpu or why_engine,
         labels,
         _harness(header, row, where),
+        {k: str(v) for k, v in aliases().get("checkpoint_parts", {}).get(weight, {}).items()},
     )
 
 

@@ -31,6 +31,12 @@ step_overhead_s = _time_model_input("step_overhead_s", "s", "Fixed time per forw
 sequence_overhead_s = _time_model_input(
     "sequence_overhead_s", "s", "Time per sequence per step (sampling, scheduling)"
 )
+layer_overhead_s = _time_model_input(
+    "layer_overhead_s",
+    "s",
+    "Fixed time per transformer layer per forward step: the launch, ramp-up and teardown of the "
+    "layer's kernels (norm, QKV, attention, output, MLP), during which no weight is loaded",
+)
 allreduce_efficiency = _time_model_input(
     "allreduce_efficiency", "fraction", "Share of link bandwidth an all-reduce reaches"
 )

@@ -275,7 +275,8 @@ def write_about(wb, models: list[str], result) -> None:
         (
             f"Time model in force: {time_model_text(result.keys['time_model'])}. A step takes "
             "overlap*MAX(compute, memory, link) + (1-overlap)*(compute + memory + link) + "
-            "step_overhead_s + sequences*sequence_overhead_s; link = tensor-parallel all-reduces "
+            "step_overhead_s + sequences*sequence_overhead_s + layers*layer_overhead_s; link = "
+            "tensor-parallel all-reduces "
             "and pipeline hand-offs. 'roofline' is the lower bound; 'lecture-serving' reproduces "
             "the lecture's §6.3 cost table.",
             None,
