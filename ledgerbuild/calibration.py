@@ -73,6 +73,7 @@ FAMILY_FREE = (
     "bandwidth_efficiency",
     "step_overhead_s",
     "sequence_overhead_s",
+    "layer_overhead_s",
     "request_overhead_s",
 )
 

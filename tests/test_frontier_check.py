@@ -74,17 +74,21 @@ def test_summaries_count_every_row(checks):
         assert o["median_abs_error"] <= o["p90_abs_error"]
 
 
-@pytest.mark.xfail(
+PLAN_LAYOUTS_NOT_MET = pytest.mark.xfail(
     strict=True,
-    reason="not met at the time model of 2026-12-02: median |error| 40.0 % over the plan's layouts (DP "
-    "attention x EP searched for MoE models since 46e8062; 24.9 % over tensor parallel only), 21.3 %"
-    " over the measured ones (python scripts/frontier_check.py). Two things dominate, neither a per-"
-    "row TPOT error: at low concurrency the measured frontier is nearly vertical (NIM Llama 3.3 70B "
-    "TP2: 53 tokens/s per user at concurrency 1 and 5), so a 4 % TPOT error (ledger 18.0 vs measured"
-    " 18.8 ms) is a factor on throughput at that interactivity; and the plan searches layouts the "
-    "measurements did not run (TP4/TP8 for NIM, DP attention for SGLang), where the ledger's "
-    "frontier lies above the measured best. strict: remove this mark once it is met",
+    reason="not met over the plan's layouts at the time model of 2026-12-02: median |error| 28.0 % "
+    "(TP 1-8, and DP attention x EP for MoE models; python scripts/frontier_check.py). The plan "
+    "searches layouts the measurements did not run (TP4/TP8 for NIM, DP attention for SGLang), where "
+    "the ledger's frontier lies above the measured best; and at low concurrency the measured frontier "
+    "is nearly vertical, so a few per cent of TPOT is a factor on throughput at that interactivity. "
+    "strict: remove this mark once it is met",
 )
-@pytest.mark.parametrize("same_layouts", [False, True], ids=["plan-layouts", "measured-layouts"])
+
+
+@pytest.mark.parametrize(
+    "same_layouts",
+    [pytest.param(False, marks=PLAN_LAYOUTS_NOT_MET), True],
+    ids=["plan-layouts", "measured-layouts"],
+)
 def test_median_error_within_20_percent(checks, same_layouts):
     assert checks[same_layouts]["overall"]["median_abs_error"] <= 0.20
