@@ -130,11 +130,14 @@ def recalculated(tmp_path_factory):
 
 @functools.cache
 def plan_layout(model: str, sets: tuple) -> tuple:
-    """The --set of the layout `ledgerbuild plan` lists first on the scenario's GPU: where the
-    Summary's plan is (xlsx plan_calc.py: LibreOffice's MATCH must choose the same)."""
+    """The --set of the tensor-parallel layout `ledgerbuild plan` lists first on the scenario's
+    GPU: where the Summary's plan is (xlsx plan_calc.py holds TP 1, 2, 4, 8 only, so the CLI's
+    DP-attention x EP layouts of an MoE model are not among its choices; LibreOffice's MATCH must
+    choose the same)."""
     given = dict(sets)
     gpu = given.get("gpu") or NumericEvaluator(given).keys()["gpu"]
-    first = plan_options(model, [gpu], given)["options"][0]
+    options = plan_options(model, [gpu], given)["options"]
+    first = next(o for o in options if o["layout"].removeprefix("TP").isdigit())
     return (("gpu_count_setting", first["layout"].removeprefix("TP")),)
 
 
