@@ -26,6 +26,7 @@ import openpyxl
 import pytest
 from openpyxl.worksheet.formula import ArrayFormula
 
+from ledgerbuild.errors import LedgerError
 from ledgerbuild.evaluate import Evaluator, to_plain
 from ledgerbuild.ledger import load_formulas
 from ledgerbuild.numeric import NumericEvaluator
@@ -136,9 +137,13 @@ def plan_layout(model: str, sets: tuple) -> tuple:
     choose the same)."""
     given = dict(sets)
     gpu = given.get("gpu") or NumericEvaluator(given).keys()["gpu"]
-    options = plan_options(model, [gpu], given)["options"]
-    first = next(o for o in options if o["layout"].removeprefix("TP").isdigit())
-    return (("gpu_count_setting", first["layout"].removeprefix("TP")),)
+    try:
+        options = plan_options(model, [gpu], given)["options"]
+    except LedgerError:  # fits in no layout: every plan cell reads the text, at any layout
+        return ()
+    sizes = [o["layout"].removeprefix("TP") for o in options]
+    tensor_parallel = [n for n in sizes if n.isdigit()]
+    return (("gpu_count_setting", tensor_parallel[0]),) if tensor_parallel else ()
 
 
 def _mismatches(cells, values, sets_for):
