@@ -31,7 +31,7 @@ def render(workbook: Path, out_dir: Path, sheets: list[str], dpi: int = 110) -> 
             ],
             check=True,
             capture_output=True,
-            timeout=600,
+            timeout=1500,  # the all-model workbook (267k formulas, PlanCalc) on a 2-core machine
         )
         pdf = Path(tmp) / (workbook.stem + ".pdf")
         pages = int(

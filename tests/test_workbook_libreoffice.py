@@ -264,7 +264,7 @@ def test_summary_and_a_model_sheet_render_as_a_reader_sees_them(recalculated, tm
         [sys.executable, script, str(tmp / "ledger.xlsx"), str(tmp_path), "Summary", "llama-3-8b"],
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=1800,
     )
     assert run.returncode == 0, run.stderr[-2000:]
     for name in ("Summary", "llama-3-8b"):
