@@ -24,19 +24,11 @@ from ...units import SUMMARY_FORMATS
 from .book import column_letter
 from .calc import FIRST_COL, Variation
 from .layout import FORMULA_FILL, INPUT_FILL, TITLE_FONT, header, merged_style, print_setup, put, text, widths
+from .views import PLAN_VIEW
 
 LAYOUT_ROW = 4  # the gpu_count_setting each column binds
-PLAN_TARGETS = [  # what the Summary reads at the chosen layout (those the layout changes)
-    "total_gpus",
-    "plan_replicas",
-    "plan_gpus",
-    "plan_usd_per_month",
-    "plan_usd_per_million_output_tokens",
-    "plan_meets_targets",
-    "plan_concurrency",
-    "plan_ttft_s",
-    "plan_tpot_s",
-]
+# what the Summary reads at the chosen layout: the plan view up to the price (the layout changes those)
+PLAN_TARGETS = PLAN_VIEW[: PLAN_VIEW.index("gpu_price_usd_per_hour")]
 COST_FORMAT, CHOICE_FORMAT = SUMMARY_FORMATS["USD/month"], "0"
 PLAN_STYLES = [merged_style(fill=FORMULA_FILL, number_format=f) for f in (COST_FORMAT, CHOICE_FORMAT)]
 COST_STEP = "plan_usd_per_month where the layout meets the targets"
