@@ -11,17 +11,38 @@ from ...numeric import NumericResult as Result
 from ...units import excel_format
 from .book import Chart, column_letter, coordinate
 from .calc import FIRST_COL, Variation, write_block
-from .layout import FORMULA_FILL, INPUT_FILL, TITLE_FONT, header, print_setup, put, quote, text, widths
+from .layout import (
+    FORMULA_FILL,
+    INPUT_FILL,
+    SECTION_FONT,
+    TITLE_FONT,
+    header,
+    print_setup,
+    put,
+    quote,
+    text,
+    widths,
+)
 from .models import Cell
 from .views import view_cell, view_label
 
-COMPARE = [
+# the plan leads (formulas/plan.py), at the Inputs sheet's GPUs per replica: choosing the layout per
+# GPU as PlanCalc does for the Summary's GPU would take a block per layout and GPU (about 1.4 M cells)
+COMPARE_PLAN = [
     "gpu_count",
+    "plan_gpus",
+    "plan_usd_per_month",
+    "plan_usd_per_million_output_tokens",
+    "plan_concurrency",
+    "plan_meets_targets",
+]
+COMPARE_SECONDARY = [
     "max_concurrency",
     "offline_throughput_tokens_per_s",
     "offline_usd_per_million_output_tokens",
     "usd_per_million_output_tokens",
 ]
+COMPARE = COMPARE_PLAN + COMPARE_SECONDARY
 GPU_ROW = 3  # the GPU ids heading the CompareCalc columns
 BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 CONTEXTS = [1024 * 2**i for i in range(8)]  # 1K .. 128K
@@ -81,27 +102,55 @@ def write_compare(
         "Model x GPU under the other inputs of the Inputs sheet (live; workings on CompareCalc)",
         font=TITLE_FONT,
     )
-    row = 3
+    row = _section(ws, 2, PLAN_HEADING)
     for q in COMPARE:
-        text(ws, row, 1, f"{view_label(ledger, q)} - {ledger.any_form(q).description}", font=TITLE_FONT)
-        header(ws, row + 1, ["model"] + gpus)
-        for r, res in enumerate(results, start=row + 2):
-            text(ws, r, 1, res.model_id)
-            for c, gpu in enumerate(gpus, start=2):
-                col = column_letter(c + FIRST_COL - 2)
-                view_cell(
-                    ws,
-                    r,
-                    c,
-                    ledger,
-                    q,
-                    lambda n, m=res.model_id, col=col: f"CompareCalc!{col}{where[m, n]}",
-                    Cell(ws.title, coordinate(r, c), res.model_id, q, (("gpu", gpu),)),
-                    cells,
-                )
-        row += len(results) + 4
-    widths(ws, {1: 24, **{c: 16 for c in range(2, len(gpus) + 2)}})
+        if q == COMPARE_SECONDARY[0]:
+            row = _section(ws, row, SECONDARY_HEADING)
+        row = _matrix(ws, row, ledger, q, results, gpus, where, cells)
+    widths(ws, {1: 24, **{c: 21 for c in range(2, len(gpus) + 2)}})  # 'cannot meet the targets'
     print_setup(ws)
+
+
+PLAN_HEADING = (
+    "THE PLAN at the Inputs sheet's GPUs per replica (gpu_count_setting; auto: the smallest that fits):",
+    "replicas for requests_per_day at peak_to_mean_ratio, meeting ttft_target_s and tpot_target_s, at "
+    "the price or ownership on Inputs.",
+    "The Summary chooses the cheapest GPUs per replica for the Inputs GPU (PlanCalc); "
+    "`ledgerbuild plan MODEL --gpu ID,...` chooses them for every GPU.",
+)
+SECONDARY_HEADING = (
+    "SECONDARY: every GPU busy (offline estimate) and the lecture's decode-only figure, at the same "
+    "GPUs per replica",
+)
+
+
+def _section(ws, row: int, lines: tuple[str, ...]) -> int:
+    """A section's heading, a line per row; returns the row its first matrix starts on."""
+    for i, line in enumerate(lines):
+        text(ws, row + i, 1, line, **({"font": SECTION_FONT} if i == 0 else {}))
+    return row + len(lines) + 1
+
+
+def _matrix(ws, row, ledger, q, results, gpus, where, cells) -> int:
+    """One quantity's model x GPU matrix from `row` (its title, header, a row per model);
+    returns the first row after it and its gap."""
+    text(ws, row, 1, f"{view_label(ledger, q)} - {ledger.any_form(q).description}", font=TITLE_FONT)
+    header(ws, row + 1, ["model"] + gpus)
+    for r, res in enumerate(results, start=row + 2):
+        text(ws, r, 1, res.model_id)
+        for c, gpu in enumerate(gpus, start=2):
+            col = column_letter(c + FIRST_COL - 2)
+            view_cell(
+                ws,
+                r,
+                c,
+                ledger,
+                q,
+                lambda n, m=res.model_id, col=col: f"CompareCalc!{col}{where[m, n]}",
+                Cell(ws.title, coordinate(r, c), res.model_id, q, (("gpu", gpu),)),
+                cells,
+            )
+    return row + len(results) + 4
 
 
 SWEEPS = [  # (varied name, values, fixed names, columns, note)
