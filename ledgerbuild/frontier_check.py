@@ -13,7 +13,8 @@ attention data-parallel, those GPU counts as attention replicas x expert paralle
 stages as published), read at the point's tokens/s per user: the best output tokens/s per
 GPU the ledger gives at that decode speed or faster, linear in log(tokens/s per GPU) against
 log(tokens/s per user) between the ledger's Pareto points. The error is ledger / measured - 1
-of output tokens/s per GPU.
+of output tokens/s per GPU; each row also names the ledger's Pareto points it was read between
+(`ledger_frontier_layouts`, layout@concurrency), so a gap can be traced to the layout behind it.
 Shortcuts: below the ledger's slowest Pareto point (past the engine's limit, where more requests
 only queue) the ledger's best is that point's throughput; a measured point faster per user than
 the ledger's fastest (concurrency 1) has no ledger throughput at that speed and is counted
@@ -79,6 +80,20 @@ def ledger_best(pareto: list[dict], user: float) -> tuple[float, str]:
     raise AssertionError("unreachable: the points are sorted and user lies within them")
 
 
+def ledger_layouts(pareto: list[dict], user: float) -> str:
+    """The layout and concurrency of the ledger's Pareto points `ledger_best` reads at `user`
+    ('TP1xDP8-EP8@128/TP1xDP8-EP8@64': the two it interpolates between; one when read at the
+    slowest; '' beyond or when nothing fits)."""
+    pts = sorted(pareto, key=lambda p: p[USER])
+    if not pts or user > pts[-1][USER]:
+        return ""
+    name = [f"{p['layout']}@{p['concurrency']}" for p in pts]
+    if user <= pts[0][USER]:
+        return name[0]
+    i = next(i for i in range(len(pts) - 1) if pts[i][USER] <= user <= pts[i + 1][USER])
+    return f"{name[i]}/{name[i + 1]}"
+
+
 def ledger_frontier(model: str, gpu: str, sets: dict, layouts: list[tuple[int, int]] | None) -> list[dict]:
     """The ledger's Pareto points: over the layouts the plan searches (None), or over the
     given (tensor parallel, attention replicas) layouts only."""
@@ -122,6 +137,7 @@ def compare_series(key: tuple, points: list[dict], same_layouts: bool = False) -
                 "measured_output_tokens_per_s_per_gpu": p[GPU],
                 "ledger_output_tokens_per_s_per_gpu": best,
                 "ledger_read": how,
+                "ledger_frontier_layouts": ledger_layouts(pareto, p[USER]),
                 "error": best / p[GPU] - 1,
             }
         )

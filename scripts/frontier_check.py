@@ -1,5 +1,5 @@
 """The ledger's serving frontier against the shipped latency measurements
-(`python scripts/frontier_check.py [--json] [-o docs/img/frontier_check.png]`).
+(`python scripts/frontier_check.py [--json] [--worst N] [-o docs/img/frontier_check.png]`).
 
 Prints, for each measured frontier point (ledgerbuild/frontier_check.py), the measured tokens/s
 per user and output tokens/s per GPU beside the ledger's best output tokens/s per GPU at that
@@ -33,16 +33,22 @@ def _pct(x: float) -> str:
     return "-" if math.isnan(x) else f"{100 * x:+.0f}%"
 
 
-def print_table(result: dict, title: str) -> None:
+def print_table(result: dict, title: str, worst: int = 0) -> None:
+    """Every row (`worst` > 0: only that many of the largest |error|, largest first), then the summaries."""
     print(f"\n== ledger frontier over {title} ==")
     print(f"{'gpu':9} {'model':12} {'engine':13} {'prec':6} {'ISL/OSL':11} {'layout':8} {'conc':>5} "
-          f"{'tok/s/user':>10} {'measured':>9} {'ledger':>9} {'error':>7}")  # fmt: skip
-    for r in result["rows"]:
+          f"{'tok/s/user':>10} {'measured':>9} {'ledger':>9} {'error':>7}  "
+          "ledger's layout@concurrency")  # fmt: skip
+    rows = result["rows"]
+    if worst:
+        rows = sorted((r for r in rows if not math.isnan(r["error"])), key=lambda r: -abs(r["error"]))[:worst]
+    for r in rows:
         print(
             f"{r['gpu']:9} {r['model'][:12]:12} {r['engine'][:13]:13} {r['weight_dtype']:6} "
             f"{r['isl']}/{r['osl']:<6} {r['layout']:8} {r['concurrency']:>5} "
             f"{r['measured_tokens_per_s_per_user']:>10.1f} {r[M]:>9.1f} {r[L]:>9.1f} "
-            f"{_pct(r['error']) if r['ledger_read'] != 'beyond' else 'beyond':>7}"
+            f"{_pct(r['error']) if r['ledger_read'] != 'beyond' else 'beyond':>7}  "
+            f"{r['ledger_frontier_layouts']}"
         )
     for name, s in result["per_series"].items():
         print(f"{name:48} points {s['points']:>2}  |error| median {100 * s['median_abs_error']:6.1f}%  "
@@ -104,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("-o", "--output", type=Path, help="draw it: .png, .svg or .pdf")
+    parser.add_argument("--worst", type=int, default=0, help="print only the N rows of largest |error|")
     args = parser.parse_args(argv)
     results = [(title, frontier_check(same_layouts=same)) for same, title in MODES]
     if args.json:
@@ -111,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
                                      in zip(MODES, results, strict=True)}, indent=2) + "\n")  # fmt: skip
     else:
         for title, result in results:
-            print_table(result, title)
+            print_table(result, title, args.worst)
     if args.output:
         save_chart_file(chart(results), args.output, "the check's figure")
     return 0
