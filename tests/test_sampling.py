@@ -215,3 +215,22 @@ def test_batch_rejection_never_draws_a_token_without_mass():
     for row, token in zip(rows.astype(np.float64), tokens, strict=True):
         order = np.argsort(-row, kind="stable")
         assert token in set(order[np.cumsum(row[order]) - row[order] < 0.8].tolist())
+
+
+def test_batch_rejection_redraws_skip_tokens_without_mass():
+    """Rows whose every other token is zero, at top_p 0.5: most rows reject a first draw, so
+    the single-row redraw (`_draw_one`) runs, landing in blocks of 1,024 and the short last one
+    (vocabulary 3,000); every token drawn has mass and lies in the top-p set sorted by hand."""
+    import numpy as np
+
+    from ledgerbuild.sim.rejection import sample_rejection_batch
+
+    rng = np.random.default_rng(11)
+    rows = np.exp(rng.normal(size=(300, 3_000)) * 2)
+    rows[:, 1::2] = 0.0
+    rows /= rows.sum(1, keepdims=True)
+    tokens, rounds = sample_rejection_batch(rows, 0.5, rng)
+    assert rounds > 1.0
+    for row, token in zip(rows, tokens, strict=True):
+        order = np.argsort(-row, kind="stable")
+        assert row[token] > 0 and token in set(order[np.cumsum(row[order]) - row[order] < 0.5].tolist())

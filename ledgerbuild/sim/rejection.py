@@ -14,7 +14,7 @@ within rounding (~1e-16 x the row's mass) of top_p may fall on either side.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from fractions import Fraction
 
 import numpy as np
@@ -91,40 +91,56 @@ def sample_rejection_batch(probs2d: np.ndarray, top_p: float, rng) -> tuple[np.n
     """(tokens, mean rounds): top-p by rejection for every row of a batch, no sorting.
 
     One read of the matrix: the block sums of every row. Every draw is then an inverse CDF over
-    them and inside one block (`_Blocks.draw`), the first for the whole batch at once. Row by row,
-    `_test` decides whether the tokens more likely than the drawn one hold less than top_p,
-    chunk by chunk, stopping as soon as it can. After a rejection the pivot rises to the drawn
-    token's probability and the next candidate is drawn from the row as it is, again and again
-    until it lies above the pivot: that is a draw from the tokens above the pivot, as the
-    pivot's masked row would give, without a pass over the row to mask it; only the candidates
-    above the pivot are tested and count as rounds. No BLAS call: a BLAS `dot` with the mask
+    them and inside one block, the first for the whole batch at once (`_Blocks.draw`), a redraw
+    for its row alone (`_draw_one`); each also gives the share of its block's mass above the
+    drawn token, the guess that sizes the mass test's first chunk. Row by row, `_test` decides
+    whether the tokens more likely than the drawn one hold less than top_p, chunk by chunk,
+    stopping as soon as it can. After a rejection the pivot rises to the drawn token's
+    probability and the next candidate is drawn from the row as it is, again and again until it
+    lies above the pivot: that is a draw from the tokens above the pivot, as the pivot's masked
+    row would give, without a pass over the row to mask it; only the candidates above the pivot
+    are tested and count as rounds. No BLAS call: a BLAS `dot` with the mask
     split its 128,256 products across threads that a busy machine cannot give (81x one read of
     the matrix at load 8-10, 4x idle), so the caller's BLAS threads are neither needed nor changed.
     """
     n, vocab = probs2d.shape
     blocks = _Blocks(probs2d)
-    tokens = blocks.draw(np.arange(n), rng.random(n))
+    tokens, shares = blocks.draw(rng.random(n))
     cum = blocks.cum.tolist()  # the mass up to each block's end, per row
-    picked = probs2d[np.arange(n), tokens].tolist()
+    picked, guesses = probs2d[np.arange(n), tokens].tolist(), shares.tolist()
     mask = np.empty(vocab, dtype=bool)
     rounds = n
     for r in range(n):
-        row, pivot = probs2d[r], 0.0
-        while not _test(row, picked[r], top_p, cum[r], blocks.size, mask):
-            pivot = picked[r]
-            while picked[r] <= pivot:  # outside the set: drawn again, not tested
-                tokens[r] = blocks.draw(np.array([r]), rng.random(1))[0]
-                picked[r] = float(row[tokens[r]])
+        row, pj, guess = probs2d[r], picked[r], guesses[r]
+        while not _test(row, pj, top_p, cum[r], blocks.size, mask, guess):
+            pivot = pj
+            while pj <= pivot:  # outside the set: drawn again, not tested
+                tokens[r], guess = _draw_one(row, cum[r], blocks.size, rng.random())
+                pj = float(row[tokens[r]])
             rounds += 1
     return tokens, rounds / n
+
+
+def _draw_one(row: np.ndarray, cum: list[float], size: int, u: float) -> tuple[int, float]:
+    """(token, share): one token of `row` by inverse CDF over its block sums (`cum`, cumulative)
+    and inside the block, and the share of its block's mass held by tokens more likely than it
+    (`_test`'s first guess). Rounding that runs past the last block or token moves back to the
+    last with mass."""
+    target = u * cum[-1]
+    b = bisect_right(cum, target)
+    while b >= len(cum) or cum[b] <= (cum[b - 1] if b else 0.0):  # past the end, or an empty block
+        b -= 1
+    segment = row[b * size : (b + 1) * size]
+    k = int(np.searchsorted(np.cumsum(segment), target - (cum[b - 1] if b else 0.0), side="right"))
+    if k >= len(segment) or segment[k] <= 0:
+        k = int(np.flatnonzero(segment > 0)[-1])
+    share = float(segment[segment > segment[k]].sum()) / (cum[b] - (cum[b - 1] if b else 0.0))
+    return b * size + k, share
 
 
 # Tokens a block and a piece of a block: a draw's cumulative sums run over a row's block sums,
 # a block's piece sums and a piece's tokens (126, 32 and 32 at vocabulary 128,256).
 _BLOCK, _PIECE = 1024, 32
-# The mass test's first chunk, in blocks (a sample of the row that guesses where the test will
-# be decided), and the margin on the mass each next chunk must reach by that guess.
-_FIRST, _MARGIN = 2, 1.15
 
 
 class _Blocks:
@@ -136,22 +152,28 @@ class _Blocks:
         size = min(_BLOCK, -(-vocab // _PIECE) * _PIECE)
         self.probs, self.size, self.full = probs2d, size, vocab // size
         self.cube = probs2d[:, : self.full * size].reshape(n, self.full, size)  # a view
-        sums = self.cube.sum(axis=2)
-        if self.full * size < vocab:
-            sums = np.concatenate([sums, probs2d[:, self.full * size :].sum(axis=1, keepdims=True)], axis=1)
-        self.sums, self.cum = sums, np.cumsum(sums, axis=1)
+        self.sums = np.empty((n, -(-vocab // size)), dtype=probs2d.dtype)
+        np.sum(self.cube, axis=2, out=self.sums[:, : self.full])
+        if self.full < self.sums.shape[1]:
+            np.sum(probs2d[:, self.full * size :], axis=1, out=self.sums[:, self.full])
+        self.cum = np.cumsum(self.sums, axis=1)
         if not (self.cum[:, -1] > 0).all():
             raise ValueError("every row needs positive probability mass")
 
-    def draw(self, rows: np.ndarray, u: np.ndarray) -> np.ndarray:
-        """One token for each of `rows` by inverse CDF, in three steps of short cumulative sums:
-        the block whose cumulative mass passes u x the row's total, the piece of `_PIECE` tokens
-        inside it, the token inside that."""
-        b, rest = _pick(self.sums[rows], u * self.cum[rows, -1], self.cum[rows])
-        pieces = self._segments(rows, b).reshape(len(rows), -1, _PIECE)
+    def draw(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(tokens, shares): one token per row by inverse CDF, in three steps of short cumulative
+        sums: the block whose cumulative mass passes u x the row's total, the piece of `_PIECE`
+        tokens inside it, the token inside that; and the share of the drawn block's mass held by
+        tokens more likely than the drawn one (`_test`'s first guess)."""
+        rows = np.arange(len(u))
+        b, rest = _pick(self.sums, u * self.cum[:, -1], self.cum)
+        segment = self._segments(rows, b)
+        pieces = segment.reshape(len(rows), -1, _PIECE)
         c, rest = _pick(pieces.sum(axis=2), rest)
-        k, _ = _pick(pieces[np.arange(len(rows)), c], rest)
-        return b * self.size + c * _PIECE + k
+        k, _ = _pick(pieces[rows, c], rest)
+        picked = pieces[rows, c, k]
+        above = np.where(segment > picked[:, None], segment, 0.0).sum(axis=1)
+        return b * self.size + c * _PIECE + k, above / self.sums[rows, b]
 
     def _segments(self, rows: np.ndarray, b: np.ndarray) -> np.ndarray:
         """The tokens of block b[i] of row rows[i], zero-padded to `size` for the short block."""
@@ -180,17 +202,16 @@ def _pick(weights: np.ndarray, target: np.ndarray, cum: np.ndarray | None = None
     return i, target - (cum[rows, i] - weights[rows, i])
 
 
-def _test(row, pj: float, top_p: float, cum: list[float], size: int, mask) -> bool:
+def _test(row, pj: float, top_p: float, cum: list[float], size: int, mask, share: float) -> bool:
     """Whether the tokens more likely than pj hold less than top_p, chunk by chunk: the mass
     above pj in a chunk is the sum of the tokens a compare selects, the mass at or below it the
     mass scanned so far (block sums) less the mass above. Decided as soon as the mass above
     reaches top_p (no) or the mass at or below passes total - top_p (yes: what is left cannot
-    reach top_p). After a first chunk of `_FIRST` blocks, each chunk ends where the share of
-    the mass above pj scanned so far says the mass at or below will pass total - top_p (x
-    `_MARGIN`), or at the row's end if it says the mass above will reach top_p."""
+    reach top_p). Each chunk ends where the share of the mass above pj (a guess: `share`, from
+    the drawn token's block; then the share in what was scanned) says the test will be decided."""
     above, done, total = 0.0, 0, cum[-1]
     enough_below = total - top_p
-    end = min(_FIRST, len(cum))
+    end = _chunk_end(cum, 0, share, top_p, enough_below)
     while True:
         chunk = row[done * size : end * size]
         above += float(chunk.take(np.greater(chunk, pj, out=mask[: len(chunk)]).nonzero()[0]).sum())
@@ -201,8 +222,14 @@ def _test(row, pj: float, top_p: float, cum: list[float], size: int, mask) -> bo
             return True
         if done == len(cum):
             return above < top_p
-        if above * total >= top_p * mass:  # heading for a rejection: the rest of the row
-            end = len(cum)
-        else:
-            need = enough_below * _MARGIN * mass / (mass - above)
-            end = max(done + 1, min(len(cum), bisect_left(cum, need) + 1))
+        end = _chunk_end(cum, done, above / mass if mass > 0 else 0.0, top_p, enough_below)
+
+
+def _chunk_end(cum: list[float], done: int, share: float, top_p: float, enough_below: float) -> int:
+    """The block after which, if a share `share` of the mass lies above pj, the mass above
+    reaches top_p (heading for a rejection) or the mass at or below passes enough_below."""
+    if share * cum[-1] >= top_p:
+        target = top_p / share
+    else:
+        target = enough_below / (1 - share) if share < 1 else 0.0
+    return max(done + 1, min(len(cum), bisect_left(cum, target) + 1))
