@@ -66,7 +66,9 @@ ADP_EXCHANGE = (
     "tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py (CutlassFusedMoE: with attention DP "
     "the quantized hidden states of every rank are all-gathered, allgather(x, ..., sizes="
     "all_rank_num_tokens), before the fused MoE op, and its output reduce-scattered after; MoE "
-    "max tokens x DP size); SGLang python/sglang/srt/layers/dp_attention.py (dp_gather / dp_scatter)"
+    "max tokens x DP size); sgl-project/sglang@2aa2e2d0ffda0a44ed9a022fdd9d5d042f365eee "
+    "python/sglang/srt/layers/dp_attention.py (dp_gather_partial: every DP rank's tokens "
+    "gathered before the MoE; each rank copies its own rows back after)"
 )
 adp_exchange_bytes = quantity(
     "attention_dp_exchange_bytes_per_token_layer",
