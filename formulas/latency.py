@@ -7,7 +7,8 @@ overhead + an overhead per sequence + an overhead per layer (its kernels' launch
 teardown, when no weight is loaded: Hazy Research 2025), with compute = FLOPs / (GPUs x mfu x peak), memory =
 bytes per GPU / (bandwidth_efficiency x bandwidth) and link = tensor-parallel all-reduces
 (two per layer: after attention and after the MLP; ring: 2(n-1)/n x message / link bandwidth
-+ 2(n-1) hop latencies, NCCL's model) plus pipeline hand-offs. The time-model table holds
++ 2(n-1) hop latencies, NCCL's model), the MoE token exchange over attention data-parallel
+replicas (all-gather in, reduce-scatter out: moe.py) plus pipeline hand-offs. The time-model table holds
 the presets (roofline: 1, 1, 1, 0, 0) and the calibrated fits. A request crosses the
 pipeline stages one after another, so its latency pays every stage. An MoE decode step at
 batch B leaves E (1 - k/E)^B experts per layer unread under uniform routing (batch 1: reads
@@ -53,7 +54,7 @@ from .memory import (
     weight_bytes,
     weight_bytes_per_gpu,
 )
-from .moe import all_to_all_bytes, routed_expert_bytes
+from .moe import ADP_EXCHANGE, adp_exchange_bytes, all_to_all_bytes, routed_expert_bytes
 from .numerics import embedding_bytes, expert_dtype_bytes, peak_flops_per_s, weight_dequant_factor
 from .params import num_moe_layers, params_expert
 from .sources import DEEPSEEK_V3, LECTURE, NCCL, PIPELINE, PREREQ, SHAPES
@@ -93,10 +94,10 @@ allreduce_bytes_per_token_layer = quantity(
 
 
 def link_time(prefix, tokens, layers):
-    """Two ring all-reduces per layer over the tensor-parallel group, the all-to-all of every
-    MoE layer under expert parallelism (declared as `<prefix>_expert_exchange_s`), and the
-    hand-offs between pipeline stages, for a step of `tokens` tokens (per replica) through
-    `layers` layers."""
+    """Two ring all-reduces per layer over the tensor-parallel group, the token exchange of every
+    MoE layer under expert parallelism (all-gather and reduce-scatter over the attention replicas,
+    declared as `<prefix>_expert_exchange_s`), and the hand-offs between pipeline stages, for a
+    step of `tokens` tokens (per replica) through `layers` layers."""
     message = tokens * hidden_size * activation_dtype_bytes
     ring_latency = 2 * (gpu_count - 1) * interconnect_hop_latency_s + allreduce_latency_s
     allreduces = Piecewise(
@@ -110,9 +111,9 @@ def link_time(prefix, tokens, layers):
             True,
         ),
     )
-    # expert parallelism: every MoE layer sends each token to its k experts and back; the
-    # (EP - 1) / EP of it bound for other replicas' GPUs crosses the interconnect
-    all_to_all = (expert_parallel - 1) / expert_parallel * tokens * all_to_all_bytes / (
+    # expert parallelism over attention data-parallel replicas: every MoE layer all-gathers the
+    # other EP - 1 replicas' tokens and reduce-scatters their expert outputs back (moe.py)
+    all_to_all = (expert_parallel - 1) * tokens * adp_exchange_bytes / (
         allreduce_efficiency * interconnect_bytes_per_s
     ) + 2 * (expert_parallel - 1) * interconnect_hop_latency_s
     moe_layers = num_moe_layers * layers / num_hidden_layers
@@ -120,9 +121,11 @@ def link_time(prefix, tokens, layers):
         f"{prefix}_expert_exchange_s",
         Piecewise((0, expert_parallel <= 1), (moe_layers * all_to_all, True)),
         "s",
-        "All-to-all time of the step's MoE layers under expert parallelism (dispatch and "
-        "combine; 0 without EP)",
-        source=DEEPSEEK_V3 + " §3.3.2; " + NCCL,
+        "Token-exchange time of the step's MoE layers under expert parallelism over attention "
+        "data-parallel replicas: the all-gather of the other EP - 1 replicas' tokens and the "
+        "reduce-scatter of their outputs (EP - 1) x tokens x attention_dp_exchange_bytes_per_token_layer "
+        "at the link's rate, plus 2 (EP - 1) hops (0 without EP)",
+        source=ADP_EXCHANGE + "; " + NCCL,
         topic=T,
     )
     handoffs = (

@@ -6,7 +6,12 @@ parallelism (EP) splits the routed experts across the GPUs of EP data-parallel a
 replicas; every MoE layer then sends each token's hidden state to its k experts and back
 (all-to-all dispatch and combine), k d (dispatch + combine) bytes per token per layer
 (DeepSeek-V3: 8 x 7,168 x (1 FP8 + 2 BF16) bytes). memory.py splits the routed-expert bytes
-over the EP replicas, latency.py charges the all-to-all on the interconnect.
+over the EP replicas, latency.py charges the token exchange on the interconnect. Under attention
+data parallelism the engines' default exchange is not a routed all-to-all but an all-gather of
+every rank's hidden states before the experts and a reduce-scatter of the expert outputs after
+(TensorRT-LLM CutlassFusedMoE: "[fp4_allgather] + FusedMoe Op + reducescatter, with AttentionDP
+on"): a rank receives the other EP - 1 ranks' tokens once each, d (dispatch + combine) bytes per
+token, whatever k (`attention_dp_exchange_bytes_per_token_layer`).
 Shortcut: uniform routing (every expert receives T k / E rows); attention is replicated, not
 sharded, across EP replicas.
 """
@@ -54,6 +59,25 @@ all_to_all_bytes = quantity(
     "All-to-all bytes of one token through one MoE layer: dispatch to its k experts and "
     "combine back, k x d x (dispatch + combine bytes)",
     source=DEEPSEEK_V3 + " §3.3.2 (FP8 dispatch, BF16 combine)",
+    topic=T,
+)
+ADP_EXCHANGE = (
+    "NVIDIA/TensorRT-LLM@000a01de66f0eab4ab05640711f0253f50f5209c "
+    "tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py (CutlassFusedMoE: with attention DP "
+    "the quantized hidden states of every rank are all-gathered, allgather(x, ..., sizes="
+    "all_rank_num_tokens), before the fused MoE op, and its output reduce-scattered after; MoE "
+    "max tokens x DP size); sgl-project/sglang@2aa2e2d0ffda0a44ed9a022fdd9d5d042f365eee "
+    "python/sglang/srt/layers/dp_attention.py (dp_gather_partial: every DP rank's tokens "
+    "gathered before the MoE; each rank copies its own rows back after)"
+)
+adp_exchange_bytes = quantity(
+    "attention_dp_exchange_bytes_per_token_layer",
+    hidden_size * (moe_dispatch_bits + moe_combine_bits) / bits_per_byte,
+    "bytes",
+    "Bytes one token of another attention data-parallel rank costs a rank in one MoE layer: its "
+    "hidden state all-gathered in (dispatch format) and its expert output reduce-scattered back "
+    "(combine format), d x (dispatch + combine bytes), whatever k",
+    source=ADP_EXCHANGE + "; " + DEEPSEEK_V3 + " §3.3.2 (FP8 dispatch, BF16 combine)",
     topic=T,
 )
 quantity(

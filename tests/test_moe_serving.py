@@ -53,3 +53,24 @@ def test_dense_models_read_every_weight():
     r = evaluate("llama-3-8b", {"gpu": "h100-sxm", "concurrency": "4"})
     assert r.value("load_experts_unread_bytes") == 0
     assert r.value("load_adp_wait_flops") == 0
+
+
+def test_attention_dp_exchange_is_one_hidden_state_in_and_out_per_token_whatever_k():
+    # TensorRT-LLM CutlassFusedMoE (fused_moe_cutlass.py @000a01de): with attention DP the hidden
+    # states are all-gathered (quantized: FP8) and the outputs reduce-scattered (BF16), once per
+    # token, not once per routed expert; DeepSeek-V3 report §3.3.2: FP8 dispatch, BF16 combine
+    r = evaluate("deepseek-v3")
+    assert r.value("attention_dp_exchange_bytes_per_token_layer") == 7168 * (1 + 2)
+
+
+def test_every_rank_receives_the_other_ranks_tokens_so_the_exchange_grows_with_ep_minus_one():
+    # an all-gather over EP ranks brings each rank the other EP - 1 ranks' tokens (and the
+    # reduce-scatter sends them back): at a fixed batch per rank, EP 8 moves 7x the bytes of EP 2
+    # (hop latencies set to 0 to compare bytes alone)
+    shape = {**MOE, "max_batch": "64", "output_tokens": "1000", "prompt_tokens": "100"}
+    shape |= {"interconnect_hop_latency_s": "0"}
+    two = evaluate("qwen3-30b-a3b", {**shape, "expert_parallel": "2"})
+    eight = evaluate("qwen3-30b-a3b", {**shape, "expert_parallel": "8"})
+    assert two.value("offline_step_tokens") == eight.value("offline_step_tokens")
+    ratio = eight.value("offline_expert_exchange_s") / two.value("offline_expert_exchange_s")
+    assert float(ratio) == pytest.approx(7)
