@@ -3,11 +3,14 @@
 A format's bits per element is built from the format (dtype table): the element's bits plus
 its block's scale (and zero-point) bits shared over the block (OCP MX v1.0: MXFP4 = 4 + 8/32
 = 4.25; NVIDIA NVFP4 = 4 + 8/16 = 4.5; INT4 g128 with FP16 scale and zero = 4 + 32/128).
-Parts may differ (per-part precision): the embedding, lm_head and the routed experts have
-their own formats, the rest follows weight_dtype (gpt-oss: MXFP4 experts, BF16 elsewhere).
+Parts may differ (per-part precision): the embedding, lm_head, the routed experts, the
+attention's q/kv projections and its output projection have their own formats, the rest
+follows weight_dtype (gpt-oss: MXFP4 experts, BF16 elsewhere; NVIDIA's DeepSeek-R1 NVFP4
+checkpoints: MLA's projections in BF16).
 Weight-only formats dequantise each weight before a 16-bit matmul; that costs as much time
 as reading dequant_overhead_bits more bits per weight (seeds/002: 4-bit gives 2-3x, not 4x).
 Shortcuts: NVFP4's one FP32 scale per tensor and per-channel INT8 scales are not counted;
+attention biases and norms stay in weight_dtype; cross-attention layers count as attention;
 partial blocks are not rounded up; the tensor-core rate and dequantisation follow
 weight_dtype for every part.
 """
@@ -17,6 +20,8 @@ from sympy import And, Min, Piecewise, sqrt
 from ledgerbuild.ledger import quantity
 
 from .inputs import (
+    attention_format,
+    attention_output_format,
     bf16_flops_per_s,
     bits_per_byte,
     bits_per_element,
@@ -29,12 +34,15 @@ from .inputs import (
     kv_format,
     lm_head_format,
     n_routed_experts,
+    num_hidden_layers,
     weight_dequant_overhead_bits,
     weight_format,
     weight_math_bits,
     weight_row_block_elements,
 )
+from .linear_attention import num_linear_attention_layers
 from .params import num_moe_layers, params_embedding, params_expert, params_lm_head, params_total
+from .params_attention import params_kv_proj, params_o_proj, params_q_proj
 from .sources import DEEPSEEK_V3, MX, PREREQ
 
 T = "numerics"
@@ -70,6 +78,22 @@ expert_bits_per_param = quantity(
     bits_per_element(*expert_format),
     BITS,
     "Bits per routed-expert weight (expert_dtype)",
+    source=MX,
+    topic=T,
+)
+attention_bits_per_param = quantity(
+    "attention_bits_per_param",
+    bits_per_element(*attention_format),
+    BITS,
+    "Bits per q and k/v projection weight (attention_dtype)",
+    source=MX,
+    topic=T,
+)
+attention_output_bits_per_param = quantity(
+    "attention_output_bits_per_param",
+    bits_per_element(*attention_output_format),
+    BITS,
+    "Bits per attention output-projection weight (attention_output_dtype)",
     source=MX,
     topic=T,
 )
@@ -125,6 +149,26 @@ quantity(
     when="dense",
     integer=True,
 )
+ATTENTION_LAYERS = num_hidden_layers - num_linear_attention_layers  # as params_language counts them
+params_attention_projections = quantity(
+    "params_attention_projections",
+    ATTENTION_LAYERS * (params_q_proj + params_kv_proj),
+    "params",
+    "Parameters of the attention's q and k/v projections over the full-attention layers "
+    "(stored in attention_dtype)",
+    source=PREREQ,
+    topic=T,
+    integer=True,
+)
+params_attention_output = quantity(
+    "params_attention_output",
+    ATTENTION_LAYERS * params_o_proj,
+    "params",
+    "Parameters of the attention output projections W_o (stored in attention_output_dtype)",
+    source=PREREQ,
+    topic=T,
+    integer=True,
+)
 embedding_bytes = quantity(
     "embedding_bytes",
     params_embedding * embedding_bits_per_param / bits_per_byte,
@@ -135,8 +179,18 @@ embedding_bytes = quantity(
 )
 weight_bytes = quantity(
     "weight_bytes",
-    (params_total - params_embedding - params_lm_head - params_routed_experts) * weight_dtype_bytes
+    (
+        params_total
+        - params_embedding
+        - params_lm_head
+        - params_routed_experts
+        - params_attention_projections
+        - params_attention_output
+    )
+    * weight_dtype_bytes
     + embedding_bytes
+    + params_attention_projections * attention_bits_per_param / bits_per_byte
+    + params_attention_output * attention_output_bits_per_param / bits_per_byte
     + params_lm_head * lm_head_bits_per_param / bits_per_byte
     + params_routed_experts * expert_dtype_bytes,
     "bytes",

@@ -14,7 +14,9 @@ that is not a number) is one LedgerError naming file, row, field.
 Shortcuts: a row's KV cache uses the precision alias's KV format (the engine's, aliases.yaml
 `engine_precisions`, before the general one) unless `kv_dtype` (or `kv_cache_dtype`) is given;
 the embedding and lm_head of a quantized checkpoint are read in the dtype aliases.yaml
-`checkpoint_parts` gives its weight format (BF16 for FP8 and NVFP4: ModelOpt, DeepSeek-V3);
+`checkpoint_parts` gives its weight format (BF16 for FP8 and NVFP4: ModelOpt, DeepSeek-V3), and
+a model's own checkpoint keeps the parts `checkpoint_parts_by_model` names in theirs (NVIDIA's
+DeepSeek-R1 NVFP4: MLA's projections in BF16);
 InferenceX's per-GPU output throughput is per tensor-parallel GPU (its process_result.py divides
 the deployment's by tp), so the deployment's is that times tp; with dp_attention the attention
 runs data-parallel on ep replicas of tp / ep GPUs each (the ledger's expert_parallel).
@@ -324,8 +326,17 @@ def _measurement(row: dict, n: int, path: Path, defaults: dict, header: dict) ->
         why_model or why_gpu or why_engine,
         labels,
         _harness(header, row, where),
-        {k: str(v) for k, v in aliases().get("checkpoint_parts", {}).get(weight, {}).items()},
+        _parts(model, weight),
     )
+
+
+def _parts(model: str, weight: str) -> dict[str, str]:
+    """The parts a published checkpoint keeps in another format: the weight format's, then the
+    model's own (aliases.yaml checkpoint_parts, checkpoint_parts_by_model)."""
+    table = aliases()
+    parts = {**table.get("checkpoint_parts", {}).get(weight, {})}
+    parts.update(table.get("checkpoint_parts_by_model", {}).get(model or "", {}).get(weight, {}))
+    return {k: str(v) for k, v in parts.items()}
 
 
 def _key(m: Measurement) -> tuple:

@@ -55,6 +55,8 @@ weight_row_block_elements = lookup_input(
 embedding_format = format_lookups("embedding", "embedding_dtype")
 lm_head_format = format_lookups("lm_head", "lm_head_dtype")
 expert_format = format_lookups("expert", "expert_dtype")
+attention_format = format_lookups("attention", "attention_dtype")
+attention_output_format = format_lookups("attention_output", "attention_output_dtype")
 
 
 def cache_format_lookups(part: str, key: str) -> tuple:

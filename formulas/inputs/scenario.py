@@ -47,6 +47,20 @@ key_input(
     source="gpt-oss model card (MXFP4 experts, BF16 rest)",
 )
 key_input(
+    "attention_dtype",
+    "Precision of the attention's q and k/v projections, MLA's low-rank ones too (default: weight_dtype)",
+    table="dtypes",
+    default=WEIGHT,
+    source="per-part precision (NVIDIA's DeepSeek-R1 NVFP4 checkpoints keep MLA in BF16)",
+)
+key_input(
+    "attention_output_dtype",
+    "Precision of the attention's output projection W_o (default: weight_dtype)",
+    table="dtypes",
+    default=WEIGHT,
+    source="per-part precision (nvidia/DeepSeek-R1-0528-FP4-v2 quantises wo)",
+)
+key_input(
     "training_recipe",
     "Bytes kept per trained parameter (weights, gradients, master, optimizer)",
     table="training_recipes",

@@ -36,7 +36,13 @@ CHOICES = [
     "gpu_count_setting",
     "price_per_gpu_hour",
 ]
-FOLLOWERS = ["embedding_dtype", "lm_head_dtype", "expert_dtype"]  # follow weight_dtype here
+FOLLOWERS = [  # follow weight_dtype here
+    "embedding_dtype",
+    "lm_head_dtype",
+    "expert_dtype",
+    "attention_dtype",
+    "attention_output_dtype",
+]
 PRESETS = [  # (name, changes from the Inputs sheet)
     ("as Inputs", {}),
     ("FP8 weights and KV", {"weight_dtype": "fp8", "kv_dtype": "fp8"}),
