@@ -22,6 +22,9 @@ ones (offline.py's stage step, declared again at this micro-batch).
   token of the other running requests (NIM's 8B and 70B on H100 wait alike per token, not per
   FLOP: host work, not the GPU's prefill, which a share of the others' prefill compute over-
   predicted 2-10x for the 70B); lengths drawn at random spread the arrivals and the wave out;
+  an engine that polls for new requests only every `scheduler_recv_interval` decode steps
+  (SGLang's --scheduler-recv-interval) makes a request arriving while the others decode wait
+  half a polling cycle (SGLang scheduler_recv_skipper.py: one count per decode step);
   past what the engine holds, the queue: closed loop (Little's law), (waiting / running) x the
   service time of a request.
 - Output tokens/s: closed loop, running x output tokens / (in-flight TTFT + (output - 1) x
@@ -50,6 +53,7 @@ from .inputs import (
     output_tokens,
     pipeline_parallel,
     request_overhead_s,
+    scheduler_recv_interval,
     wave_prompt_token_s,
 )
 from .latency import prefill_compute_floor_s, prefill_memory_floor_s, prefill_s
@@ -159,17 +163,31 @@ wave_wait = quantity(
     source=SRC + "; " + ORCA,
     topic=T,
 )
+recv_wait = quantity(
+    "load_recv_wait_s",
+    Piecewise((0, offline | (running <= 1)), ((scheduler_recv_interval - 1) / 2 * P * step, True)),
+    "s",
+    "Wait of a new request for the scheduler's next poll: while the others decode, the scheduler "
+    "takes new requests every scheduler_recv_interval decode steps, and a request arriving at a "
+    "random time waits half a cycle, (interval - 1) / 2 steps more than under a poll every step "
+    "(0 alone or offline: an idle scheduler polls at once)",
+    source="sgl-project/sglang@70310f051068e3ea8dbaaecd4e408919cd431417 "
+    "python/sglang/srt/managers/scheduler_recv_skipper.py; " + SRC,
+    topic=T,
+)
 in_flight_ttft = quantity(
     "load_ttft_in_flight_s",
     harness_overhead_s
     + request_overhead_s
     + prefill_s
     + Piecewise((0, running <= 1), (chunks * P * step, True))
-    + wave_wait,
+    + wave_wait
+    + recv_wait,
     "s",
     "TTFT once admitted: the harness's stated overhead, the engine's fixed overhead "
     "(request_overhead_s), the prompt's prefill plus, for each of its chunks, a step of the other "
-    "requests' decode tokens, and the wave wait (load_wave_wait_s)",
+    "requests' decode tokens, the wave wait (load_wave_wait_s) and the wait for the scheduler's "
+    "poll (load_recv_wait_s)",
     source=SRC,
     topic=T,
 )

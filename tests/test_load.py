@@ -82,3 +82,18 @@ def test_the_wave_wait_needs_a_fixed_length_harness_and_company():
     waits = [at(c, **fixed).value("load_wave_wait_s") for c in (2, 16, 64)]
     assert 0 < waits[0] < waits[1] < waits[2]
     assert at(64, **fixed).value("ttft_s") - at(64).value("ttft_s") == pytest.approx(waits[2], rel=1e-9)
+
+
+def test_a_scheduler_polling_every_r_steps_delays_the_first_token_by_half_a_cycle():
+    """SGLang's --scheduler-recv-interval R (sgl-project/sglang@70310f05
+    python/sglang/srt/managers/scheduler_recv_skipper.py): while requests decode, the scheduler
+    takes new requests once every R decode steps, so a request arriving at a random time waits
+    (R - 1) / 2 decode steps more than under a poll every step; an idle scheduler (the lone
+    request) and an offline run wait nothing; TPOT is unchanged."""
+    every, thirty = at(64), at(64, scheduler_recv_interval="30")
+    assert every.value("load_recv_wait_s") == 0
+    assert thirty.value("tpot_s") == pytest.approx(every.value("tpot_s"), rel=1e-12)
+    wait = thirty.value("ttft_s") - every.value("ttft_s")
+    assert wait == pytest.approx(14.5 * thirty.value("tpot_s"), rel=1e-9)
+    assert at(1, scheduler_recv_interval="30").value("load_recv_wait_s") == 0
+    assert at(0, scheduler_recv_interval="30").value("load_recv_wait_s") == 0

@@ -357,3 +357,40 @@ def test_ttft_stays_flat_where_inferencex_measured_it_flat():
     assert conc[0] == 4 and conc[-1] == 64
     assert measured[-1] / measured[0] == pytest.approx(182.8 / 156.5, rel=0.01)
     assert predicted[-1] / predicted[0] < 1.4
+
+
+def test_b200_sglang_rows_carry_their_launch_scripts_recv_interval():
+    """InferenceX's B200 SGLang scripts (SemiAnalysisAI/InferenceX@ed5867f9
+    benchmarks/single_node/dsr1_fp8_b200.sh) pass --scheduler-recv-interval 30 at concurrency >= 16
+    and 10 below; the H200 script (dsr1_fp8_h200.sh) passes none (SGLang's default, 1)."""
+    _, rows = measurements.load(measurements.shipped_path("inferencex_dsr1_latency.yaml"))
+    b200 = [m for m in rows if m.gpu == "b200" and m.engine == "sglang" and not m.reason]
+    h200 = [m for m in rows if m.gpu == "h200-sxm" and m.engine == "sglang" and not m.reason]
+    assert len(b200) >= 20 and h200
+    for m in b200:
+        want = "10" if m.concurrency < 16 or (m.tp == 4 and m.weight_dtype == "fp8") else "30"
+        assert m.scenario("sglang")["scheduler_recv_interval"] == want, m.row
+    assert {m.scenario("sglang")["scheduler_recv_interval"] for m in b200} == {"10", "30"}
+    assert all("scheduler_recv_interval" not in m.scenario("sglang") for m in h200)
+
+
+def test_ttft_rises_with_concurrency_as_inferencex_b200_sglang_measured_it():
+    """InferenceX DeepSeek-R1 on 8x B200 FP8, SGLang, TP8, 1024/1024 tokens (ixa-0121, ixa-0124):
+    measured TTFT 157.4 ms at concurrency 1 and 545.4 at 64 (3.5x), where the H200 barely rises.
+    Under the shipped fit the ledger's rise is at least 2.5x (1.25x without the scheduler's
+    polling interval of the run's launch script)."""
+    conc, measured, predicted = _ttft_series(
+        "inferencex_dsr1_latency.yaml",
+        lambda m: (
+            m.gpu == "b200"
+            and m.engine == "sglang"
+            and m.weight_dtype == "fp8"
+            and m.tp == 8
+            and m.replicas == 1
+            and m.labels.get("ep") == "1"
+            and (m.isl, m.osl) == (1024, 1024)
+        ),
+    )
+    assert conc.tolist() == [1, 64]
+    assert measured.tolist() == pytest.approx([157.384, 545.361], rel=1e-6)
+    assert predicted[-1] / predicted[0] > 2.5

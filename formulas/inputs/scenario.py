@@ -202,6 +202,22 @@ harness_fixed_lengths = scenario_input(
     integer=True,
     source="measurement file header, sources.<key>.request_lengths (with its basis)",
 )
+scheduler_recv_interval = scenario_input(
+    "scheduler_recv_interval",
+    "steps",
+    "Decode steps between the engine scheduler's polls for new requests while it decodes "
+    "(SGLang --scheduler-recv-interval; 1 = every step, the default of SGLang and the only "
+    "behaviour of the other engines); an idle scheduler polls at once. As the run's launch "
+    "command sets it (measurement rows: column `scheduler_recv_interval`)",
+    default=1,
+    lo=1,
+    hi=2**20,
+    integer=True,
+    source="sgl-project/sglang@70310f051068e3ea8dbaaecd4e408919cd431417 "
+    "python/sglang/srt/managers/scheduler_recv_skipper.py SchedulerRecvSkipper (counter += 1 per "
+    "decode step, per idle loop, +1000 after any other forward mode; recv when counter >= "
+    "scheduler_recv_interval; off when the interval is <= 1)",
+)
 count_embedding_read = scenario_input(
     "count_embedding_read",
     "0/1",
