@@ -195,16 +195,17 @@ def _measured_count(prepared: Prepared, mask: np.ndarray) -> int:
 
 
 @cache
-def families() -> dict[str, tuple[str, str]]:
-    """GPU id -> (vendor, architecture): measurements/transfer.yaml."""
+def families() -> dict[str, tuple[str, ...]]:
+    """GPU id -> (vendor, architecture, memory technology): measurements/transfer.yaml."""
     path = Path(str(resources.files("ledgerbuild.catalog_measurements").joinpath("transfer.yaml")))
     return {g: tuple(v) for g, v in yaml.safe_load(path.read_text(encoding="utf-8"))["families"].items()}
 
 
 def family_keys(gpu: str) -> list[str]:
-    """The groups whose figures a GPU without its own fit takes, nearest first."""
-    vendor, arch = families().get(gpu, (gpu, gpu))
-    return [f"{vendor} {arch}", vendor]
+    """The groups whose figures a GPU without its own fit takes, nearest first: its vendor's
+    architecture with its memory technology, that architecture, its vendor."""
+    vendor, arch, memory = families().get(gpu, (gpu, gpu, gpu))
+    return [f"{vendor} {arch} {memory}", f"{vendor} {arch}", vendor]
 
 
 @dataclass
@@ -212,7 +213,7 @@ class Fit:
     shared: dict  # the figures of every measured GPU together (the rule's last resort)
     per_gpu: dict  # gpu -> figures
     notes: list[str]  # parameters at a bound, figures it could not fit
-    per_family: dict = field(default_factory=dict)  # "vendor architecture" or "vendor" -> figures
+    per_family: dict = field(default_factory=dict)  # "vendor architecture memory", ... -> figures
 
     def for_gpu(self, gpu: str) -> tuple[dict, str]:
         """(figures, where they come from) under the transfer rule."""
@@ -240,16 +241,19 @@ def fit(prepared: Prepared, mask: np.ndarray | None = None, per_gpu: bool = True
     shared = _fit(prepared, mask, [n for n in BOUNDS if n not in keep], keep, start)
     notes += _at_bounds("calibrated", {n: v for n, v in shared.items() if n not in keep})
     per_family = {}
-    keys = np.array([family_keys(g) for g in prepared.gpus]) if len(prepared.rows) else np.zeros((0, 2))
-    for level in (0, 1):
+    keys = np.array([family_keys(g) for g in prepared.gpus]) if len(prepared.rows) else np.zeros((0, 3))
+    done: dict[bytes, dict] = {}  # a family with the same measured rows as a nearer one: same fit
+    for level in range(keys.shape[1]):
         for key in sorted(set(keys[mask, level])):
             own = mask & (keys[:, level] == key)
             held = _unidentified(prepared, own, shared, key, [])
             free = [n for n in FAMILY_FREE if n not in held]
             if _measured_count(prepared, own) < len(free) or own.sum() == mask.sum():
                 continue
-            kept = {n: v for n, v in shared.items() if n not in free}
-            per_family[key] = _fit(prepared, own, free, kept, shared)
+            if own.tobytes() not in done:
+                kept = {n: v for n, v in shared.items() if n not in free}
+                done[own.tobytes()] = _fit(prepared, own, free, kept, shared)
+            per_family[key] = done[own.tobytes()]
     fitted = {}
     for gpu in sorted(set(prepared.gpus[mask])) if per_gpu else []:
         own = mask & (prepared.gpus == gpu)
