@@ -15,8 +15,9 @@ overhead <= 1 ms, per-layer kernel overhead <= 30 us), overlap = 0 (the times ad
 The transfer rule: one set of figures for every GPU (`calibrated`), so a GPU never measured
 runs at its own datasheet peaks (per format: FP4, FP8, BF16), HBM and link bandwidth with the
 fitted efficiencies, the kernel efficiency (mfu) carrying from one format to another; the
-measured GPUs of its vendor and architecture (else vendor) refit its efficiencies and overheads
-(FAMILY_FREE); the link and expert figures are the all-GPU fit's; a GPU
+measured GPUs of its vendor, architecture and memory class (else of its vendor and its
+architecture or memory class, else of its vendor: measurements/transfer.yaml) refit its
+efficiencies and overheads (FAMILY_FREE); the link and expert figures are the all-GPU fit's; a GPU
 with measurements also gets its own refit (`calibrated@gpu`), starting from those figures; a
 GPU without multi-GPU rows keeps the shared all-reduce figures (the report says so).
 `cross_validate` refits with each group's rows left out and predicts them: the figure that says
@@ -195,16 +196,24 @@ def _measured_count(prepared: Prepared, mask: np.ndarray) -> int:
 
 
 @cache
-def families() -> dict[str, tuple[str, str]]:
-    """GPU id -> (vendor, architecture): measurements/transfer.yaml."""
+def families() -> dict[str, tuple[str, ...]]:
+    """GPU id -> (vendor, architecture, memory technology): measurements/transfer.yaml."""
     path = Path(str(resources.files("ledgerbuild.catalog_measurements").joinpath("transfer.yaml")))
     return {g: tuple(v) for g, v in yaml.safe_load(path.read_text(encoding="utf-8"))["families"].items()}
 
 
-def family_keys(gpu: str) -> list[str]:
-    """The groups whose figures a GPU without its own fit takes, nearest first."""
-    vendor, arch = families().get(gpu, (gpu, gpu))
-    return [f"{vendor} {arch}", vendor]
+def family_keys(gpu: str) -> list[tuple[str, frozenset[str]]]:
+    """The groups whose figures a GPU without its own fit takes, nearest first, with their GPUs:
+    its vendor's GPUs of its architecture and memory class; else of its architecture or its memory
+    class (the same tensor cores and kernels, or the same memory system); else its vendor's."""
+    table = families()
+    vendor, arch, memory = table.get(gpu, (gpu, gpu, gpu))
+    rules = [
+        (f"{vendor} {arch} {memory}", lambda v, a, m: (v, a, m) == (vendor, arch, memory)),
+        (f"{vendor} {arch} or {memory}", lambda v, a, m: v == vendor and (a == arch or m == memory)),
+        (vendor, lambda v, a, m: v == vendor),
+    ]
+    return [(name, frozenset({gpu} | {g for g, f in table.items() if rule(*f)})) for name, rule in rules]
 
 
 @dataclass
@@ -212,13 +221,13 @@ class Fit:
     shared: dict  # the figures of every measured GPU together (the rule's last resort)
     per_gpu: dict  # gpu -> figures
     notes: list[str]  # parameters at a bound, figures it could not fit
-    per_family: dict = field(default_factory=dict)  # "vendor architecture" or "vendor" -> figures
+    per_family: dict = field(default_factory=dict)  # "vendor architecture memory", ... -> figures
 
     def for_gpu(self, gpu: str) -> tuple[dict, str]:
         """(figures, where they come from) under the transfer rule."""
         if gpu in self.per_gpu:
             return self.per_gpu[gpu], "its own fit"
-        for key in family_keys(gpu):
+        for key, _ in family_keys(gpu):
             if key in self.per_family:
                 return self.per_family[key], f"the {key} GPUs' fit"
         return self.shared, "every measured GPU's fit"
@@ -227,8 +236,11 @@ class Fit:
         return {g: self.for_gpu(g)[0] for g in gpus}
 
 
-def fit(prepared: Prepared, mask: np.ndarray | None = None, per_gpu: bool = True) -> Fit:
-    """The shared figures over the rows in `mask` (default: all), then each GPU's own refit."""
+def fit(
+    prepared: Prepared, mask: np.ndarray | None = None, per_gpu: bool = True, serve: set | None = None
+) -> Fit:
+    """The shared figures over the rows in `mask` (default: all), the family figures of the GPUs
+    in `serve` (default: every catalog and measured GPU), then each GPU's own refit."""
     mask = np.ones(len(prepared.rows), dtype=bool) if mask is None else mask
     if not mask.any():
         first = prepared.refused[0] if prepared.refused else None
@@ -239,17 +251,7 @@ def fit(prepared: Prepared, mask: np.ndarray | None = None, per_gpu: bool = True
     keep = _unidentified(prepared, mask, start, "calibrated", notes)
     shared = _fit(prepared, mask, [n for n in BOUNDS if n not in keep], keep, start)
     notes += _at_bounds("calibrated", {n: v for n, v in shared.items() if n not in keep})
-    per_family = {}
-    keys = np.array([family_keys(g) for g in prepared.gpus]) if len(prepared.rows) else np.zeros((0, 2))
-    for level in (0, 1):
-        for key in sorted(set(keys[mask, level])):
-            own = mask & (keys[:, level] == key)
-            held = _unidentified(prepared, own, shared, key, [])
-            free = [n for n in FAMILY_FREE if n not in held]
-            if _measured_count(prepared, own) < len(free) or own.sum() == mask.sum():
-                continue
-            kept = {n: v for n, v in shared.items() if n not in free}
-            per_family[key] = _fit(prepared, own, free, kept, shared)
+    per_family = _family_fits(prepared, mask, shared, serve)
     fitted = {}
     for gpu in sorted(set(prepared.gpus[mask])) if per_gpu else []:
         own = mask & (prepared.gpus == gpu)
@@ -260,6 +262,26 @@ def fit(prepared: Prepared, mask: np.ndarray | None = None, per_gpu: bool = True
         fitted[gpu] = _fit(prepared, own, [n for n in BOUNDS if n not in keep], keep, shared)
         notes += _at_bounds(f"calibrated@{gpu}", {n: v for n, v in fitted[gpu].items() if n not in keep})
     return Fit(shared, fitted, notes, per_family)
+
+
+def _family_fits(prepared: Prepared, mask: np.ndarray, shared: dict, serve: set | None) -> dict:
+    """Each served GPU's nearest family with enough measured rows in `mask`, refitted (FAMILY_FREE)."""
+    serve = set(catalog.gpus()) | set(prepared.gpus) if serve is None else serve
+    per_family: dict = {}
+    done: dict[bytes, dict] = {}  # two families with the same measured rows: one fit
+    for gpu in sorted(serve):
+        for key, members in family_keys(gpu):
+            own = mask & np.isin(prepared.gpus, sorted(members))
+            held = _unidentified(prepared, own, shared, key, [])
+            free = [n for n in FAMILY_FREE if n not in held]
+            if not own.any() or _measured_count(prepared, own) < len(free) or own.sum() == mask.sum():
+                continue
+            if own.tobytes() not in done:
+                kept = {n: v for n, v in shared.items() if n not in free}
+                done[own.tobytes()] = _fit(prepared, own, free, kept, shared)
+            per_family[key] = done[own.tobytes()]
+            break
+    return per_family
 
 
 def _unidentified(prepared: Prepared, mask: np.ndarray, start: dict, who: str, notes: list) -> dict:
@@ -330,7 +352,8 @@ def cross_validate(prepared: Prepared, by: str, engine: str) -> dict[str, np.nda
         held = labels == g
         if held.all():
             raise LedgerError(f"--cv {by}: every row is {str(g)!r}; nothing left to fit on")
-        result = fit(prepared, ~held, per_gpu=by != "gpu")  # a held-out GPU gets the shared figures
+        # a held-out GPU gets its family's figures under the transfer rule
+        result = fit(prepared, ~held, per_gpu=by != "gpu", serve=set(prepared.gpus))
         pred = predict(prepared, result.params(set(prepared.gpus)))
         for k in METRICS:
             out[k][held] = pred[k][held]
