@@ -177,20 +177,34 @@ embedding_bytes = quantity(
     source=MX,
     topic=T,
 )
+params_at_weight_dtype = quantity(
+    "params_at_weight_dtype",
+    params_total
+    - params_embedding
+    - params_lm_head
+    - params_routed_experts
+    - params_attention_projections
+    - params_attention_output,
+    "params",
+    "Parameters stored at the weight format: all but the embedding, lm_head, routed experts and "
+    "attention projections, each of which has a format of its own",
+    source=PREREQ,
+    topic=T,
+)
+attention_weight_bytes = quantity(
+    "attention_weight_bytes",
+    params_attention_projections * attention_bits_per_param / bits_per_byte
+    + params_attention_output * attention_output_bits_per_param / bits_per_byte,
+    "bytes",
+    "Bytes of the attention projections (q, k/v; W_o) in their checkpoint's formats",
+    source=MX + "; " + PREREQ,
+    topic=T,
+)
 weight_bytes = quantity(
     "weight_bytes",
-    (
-        params_total
-        - params_embedding
-        - params_lm_head
-        - params_routed_experts
-        - params_attention_projections
-        - params_attention_output
-    )
-    * weight_dtype_bytes
+    params_at_weight_dtype * weight_dtype_bytes
     + embedding_bytes
-    + params_attention_projections * attention_bits_per_param / bits_per_byte
-    + params_attention_output * attention_output_bits_per_param / bits_per_byte
+    + attention_weight_bytes
     + params_lm_head * lm_head_bits_per_param / bits_per_byte
     + params_routed_experts * expert_dtype_bytes,
     "bytes",
