@@ -89,8 +89,8 @@ def test_summaries_count_every_row(checks):
 
 PLAN_LAYOUTS_NOT_MET = pytest.mark.xfail(
     strict=True,
-    reason="not met over the plan's layouts at the time model of 2026-12-02: median |error| 28.0 %, "
-    "p90 379 % (156 points; python scripts/frontier_check.py --worst 20 names the ledger layout "
+    reason="not met over the plan's layouts at the time model of 2026-12-02: median |error| 27.3 %, "
+    "p90 369 % (156 points; python scripts/frontier_check.py --worst 20 names the ledger layout "
     "behind each). By the layout the ledger's frontier uses at the point: dense models where it "
     "uses a larger TP than the measured TP1/TP2 (TP4/TP8), 50 points, median 78.6 % (12.4 % at the "
     "measured layout); DeepSeek-R1 where it uses DP attention, 71 points, median 42.6 % (27.1 % at "
