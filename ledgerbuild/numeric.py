@@ -199,11 +199,14 @@ class NumericEvaluator:
                 continue
             default = out[inp["default"]] if inp["follows"] else inp["default"]
             choice = str(self.sets.get(name, default))
-            if inp["table"] == "gpus":
-                choice = catalog.load_gpu(choice)
-            elif inp["table"] == "time_models":
-                choice = catalog.load_time_model(choice)
-            catalog.row(inp["table"], choice)
+            try:
+                if inp["table"] == "gpus":
+                    choice = catalog.load_gpu(choice)
+                elif inp["table"] == "time_models":
+                    choice = catalog.load_time_model(choice)
+                catalog.row(inp["table"], choice)
+            except LedgerError as e:  # the message names the input (--set NAME= or --gpu)
+                raise LedgerError(f"field {name}: {e}") from None
             out[name] = choice
         return out
 

@@ -153,7 +153,9 @@ def test_xlsx_writes_workbook(tmp_path):
     "args,fragment",
     [
         (("show", "llama-3-8c"), "did you mean llama-3-8b"),
-        (("show", "llama-3-8b", "--gpu", "h100"), "unknown gpu 'h100'"),
+        (("show", "llama-3-8b", "--gpu", "h100"), "field gpu: unknown gpu 'h100'"),
+        (("show", "llama-3-8b", "--set", "attention_dtype=bogus"), "field attention_dtype: unknown dtype"),
+        (("show", "llama-3-8b", "--set", "weight_dtype=fp3"), "field weight_dtype: unknown dtype 'fp3'"),
         (("show", "llama-3-8b", "--set", "num_kv=3"), "unknown name"),
         (("show", "llama-3-8b", "--set", "hidden_size=abc"), "not a number"),
         (("show", "llama-3-8b", "--set", "hidden_size=0"), "must be >= 1"),
