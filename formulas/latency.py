@@ -4,12 +4,15 @@ Lecture §6.2 (seeds/000): TTFT >= prefill FLOPs / aggregate peak; TPOT >= bytes
 / aggregate bandwidth. The time model is named, never implicit: a step takes
 overlap x max(compute, memory, link) + (1 - overlap) x (compute + memory + link) + a fixed
 overhead + an overhead per sequence + an overhead per layer (its kernels' launch, ramp-up and
-teardown, when no weight is loaded: Hazy Research 2025), with compute = FLOPs / (GPUs x mfu x peak), memory =
-bytes per GPU / (bandwidth_efficiency x bandwidth) and link = tensor-parallel all-reduces
-(two per layer: after attention and after the MLP; ring: 2(n-1)/n x message / link bandwidth
-+ 2(n-1) hop latencies, NCCL's model), the MoE token exchange over attention data-parallel
-replicas (all-gather in, reduce-scatter out: moe.py) plus pipeline hand-offs. The time-model table holds
-the presets (roofline: 1, 1, 1, 0, 0) and the calibrated fits. A request crosses the
+teardown, when no weight is loaded: Hazy Research 2025; an MoE layer pays it twice, its router,
+top-k, token alignment, two grouped GEMMs and combine being as many kernels again as a dense
+layer's: vllm-project/vllm@13cb3e44 fused_moe.py fused_experts), with compute = FLOPs / (GPUs x
+mfu x peak), memory = bytes per GPU / (bandwidth_efficiency x bandwidth) and link =
+tensor-parallel all-reduces (two per layer: after attention and after the MLP; ring: 2(n-1)/n x
+message / link bandwidth + 2(n-1) hop latencies, NCCL's model), the MoE token exchange over
+attention data-parallel replicas (all-gather in, reduce-scatter out: moe.py) plus pipeline
+hand-offs. The time-model table holds the presets (roofline: 1, 1, 1, 0, 0) and the calibrated
+fits. A request crosses the
 pipeline stages one after another, so its latency pays every stage. An MoE decode step at
 batch B leaves E (1 - k/E)^B experts per layer unread under uniform routing (batch 1: reads
 exactly k; 0 once B k / E > 700 (1 - k / E), where it is below e^-700).
@@ -70,7 +73,9 @@ def step_time(compute_s, memory_s, link_s, sequences, layers):
         + (1 - overlap) * (compute_s + memory_s + link_s)
         + step_overhead_s
         + sequences * sequence_overhead_s
-        + layers * layer_overhead_s
+        # an MoE layer's kernels twice over: router, top-k, alignment, two grouped GEMMs, combine
+        # (vllm-project/vllm@13cb3e44 vllm/model_executor/layers/fused_moe/fused_moe.py fused_experts)
+        + layers * (1 + num_moe_layers / num_hidden_layers) * layer_overhead_s
     )
 
 

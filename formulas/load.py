@@ -25,6 +25,9 @@ ones (offline.py's stage step, declared again at this micro-batch).
   an engine that polls for new requests only every `scheduler_recv_interval` decode steps
   (SGLang's --scheduler-recv-interval) makes a request arriving while the others decode wait
   half a polling cycle (SGLang scheduler_recv_skipper.py: one count per decode step);
+  under TensorRT-LLM's attention data-parallel balance (`adp_balance_timeout_steps`: its
+  timeout_iters) a rank holds a new request until every replica has one or the timeout passes,
+  half a round on average (requests arrive at in_flight / outputs a step, one per replica);
   past what the engine holds, the queue: closed loop (Little's law), (waiting / running) x the
   service time of a request.
 - Output tokens/s: closed loop, running x output tokens / (in-flight TTFT + (output - 1) x
@@ -44,6 +47,7 @@ from ledgerbuild.ledger import quantity
 
 from .flops import prefill_tokens
 from .inputs import (
+    adp_balance_timeout_steps,
     chunked_prefill,
     concurrency,
     expert_parallel,
@@ -175,6 +179,25 @@ recv_wait = quantity(
     "python/sglang/srt/managers/scheduler_recv_skipper.py; " + SRC,
     topic=T,
 )
+# a round of arrivals, one per replica: requests are replaced at in_flight / outputs a step
+round_steps = (expert_parallel - 1) * outputs / Max(in_flight, 1)
+adp_balance_wait = quantity(
+    "load_adp_balance_wait_s",
+    Piecewise(
+        (0, offline | (expert_parallel <= 1) | (adp_balance_timeout_steps <= 0) | (in_flight < 1)),
+        (Min(adp_balance_timeout_steps, round_steps) / 2 * P * step, True),
+    ),
+    "s",
+    "Wait of a new request for the attention data-parallel balance: its rank holds it until every "
+    "replica has a new request or adp_balance_timeout_steps decode steps pass; requests are "
+    "replaced at in_flight / outputs a step and dealt one per replica, so a round fills after "
+    "(replicas - 1) x outputs / in_flight steps, and a request arriving at a random time in the "
+    "round waits half of it (0 without the balance, on one replica, or offline)",
+    source="NVIDIA/TensorRT-LLM@011cfc2cc18a24a95603f91dc53f8fc60bc80189 "
+    "docs/source/blogs/tech_blog/blog10_ADP_Balance_Strategy.md (ADP Balance Strategy: Context "
+    "Synchronization, timeout_iters); " + SRC,
+    topic=T,
+)
 in_flight_ttft = quantity(
     "load_ttft_in_flight_s",
     harness_overhead_s
@@ -182,12 +205,13 @@ in_flight_ttft = quantity(
     + prefill_s
     + Piecewise((0, running <= 1), (chunks * P * step, True))
     + wave_wait
-    + recv_wait,
+    + recv_wait
+    + adp_balance_wait,
     "s",
     "TTFT once admitted: the harness's stated overhead, the engine's fixed overhead "
     "(request_overhead_s), the prompt's prefill plus, for each of its chunks, a step of the other "
-    "requests' decode tokens, the wave wait (load_wave_wait_s) and the wait for the scheduler's "
-    "poll (load_recv_wait_s)",
+    "requests' decode tokens, the wave wait (load_wave_wait_s), the wait for the scheduler's "
+    "poll (load_recv_wait_s) and for the attention data-parallel balance (load_adp_balance_wait_s)",
     source=SRC,
     topic=T,
 )

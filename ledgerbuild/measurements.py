@@ -7,7 +7,9 @@ CSV file. Two row formats, read as published:
 - at a concurrency (InferenceX): concurrency, engine, tp, ep, pp, dp_attention, disagg,
   spec_decoding, throughput_output_tokens_per_s[_per_gpu], ttft_ms_median, tpot_ms_median.
 Optional per-row limits `max_num_seqs`, `max_num_batched_tokens` override the engine preset;
-`scheduler_recv_interval` (SGLang's launch flag) sets the scenario input of that name.
+`scheduler_recv_interval` (SGLang's launch flag) sets the scenario input of that name,
+`adp_balance_timeout_iters` (TensorRT-LLM's attention_dp_config timeout_iters under
+enable_balance) sets `adp_balance_timeout_steps`.
 Names as published map to catalog ids through `measurements/aliases.yaml`. A row the ledger
 cannot evaluate (unknown model or GPU, disaggregated prefill/decode, speculative decoding, the
 same configuration twice) is kept with its reason; a malformed file (a missing field, a value
@@ -262,13 +264,14 @@ def _layout(row: dict, where: str) -> tuple[int, int, int, int]:
 
 def _limits(row: dict, where: str) -> dict[str, str]:
     out = {}
-    for column, name in (
-        ("max_num_seqs", "max_batch"),
-        ("max_num_batched_tokens", "max_num_tokens"),
-        ("scheduler_recv_interval", "scheduler_recv_interval"),
+    for column, name, lo in (
+        ("max_num_seqs", "max_batch", 1),
+        ("max_num_batched_tokens", "max_num_tokens", 1),
+        ("scheduler_recv_interval", "scheduler_recv_interval", 1),
+        ("adp_balance_timeout_iters", "adp_balance_timeout_steps", 0),
     ):
         if row.get(column) not in (None, ""):
-            out[name] = str(_whole(row[column], f"{where} field {column}", 1))
+            out[name] = str(_whole(row[column], f"{where} field {column}", lo))
     return out
 
 

@@ -97,3 +97,39 @@ def test_a_scheduler_polling_every_r_steps_delays_the_first_token_by_half_a_cycl
     assert wait == pytest.approx(14.5 * thirty.value("tpot_s"), rel=1e-9)
     assert at(1, scheduler_recv_interval="30").value("load_recv_wait_s") == 0
     assert at(0, scheduler_recv_interval="30").value("load_recv_wait_s") == 0
+
+
+def test_attention_dp_balance_holds_a_new_request_for_half_a_round():
+    """TensorRT-LLM's ADP balance (NVIDIA/TensorRT-LLM@011cfc2c docs/source/blogs/tech_blog/
+    blog10_ADP_Balance_Strategy.md, Context Synchronization): a rank with a new request waits up to
+    timeout_iters iterations until every other rank has one. Requests come back at
+    in_flight / outputs a step and are dealt one per replica, so a round of N replicas fills in
+    (N - 1) x outputs / in_flight steps, capped by the timeout; a request arriving at a random
+    time waits half of it. No balance, one replica or offline: no wait; TPOT unchanged."""
+    moe = {"gpu_count": "1", "expert_parallel": "8", "output_tokens": "1024"}
+    run = lambda c, **s: evaluate("qwen3-30b-a3b", {**moe, **s, "concurrency": str(c)})  # noqa: E731
+    off, on = run(128), run(128, adp_balance_timeout_steps="60")
+    assert off.value("load_adp_balance_wait_s") == 0
+    assert on.value("tpot_s") == pytest.approx(off.value("tpot_s"), rel=1e-12)
+    round_steps = 7 * 1024 / on.value("load_running_total")  # 56 steps < the 60-step timeout
+    assert on.value("ttft_s") - off.value("ttft_s") == pytest.approx(
+        round_steps / 2 * on.value("tpot_s"), rel=1e-9
+    )
+    slow = run(16, adp_balance_timeout_steps="60")  # a round would take 448 steps: the timeout
+    assert slow.value("load_adp_balance_wait_s") == pytest.approx(30 * slow.value("tpot_s"), rel=1e-9)
+    assert run(128, adp_balance_timeout_steps="60", expert_parallel="1").value("load_adp_balance_wait_s") == 0
+    assert run(0, adp_balance_timeout_steps="60").value("load_adp_balance_wait_s") == 0
+
+
+def test_an_moe_layer_pays_its_routing_kernels_on_top_of_a_dense_layers():
+    """The per-layer kernel overhead (layer_overhead_s) is paid twice by an MoE layer: its router,
+    top-k, token alignment, two grouped GEMMs and combine (vLLM fused_moe.py fused_experts) are as
+    many kernels again as a dense layer's; a dense model pays it once per layer."""
+    dense = evaluate("llama-3-8b", {"concurrency": "1", "time_model": "roofline", "layer_overhead_s": "1e-5"})
+    base = evaluate("llama-3-8b", {"concurrency": "1", "time_model": "roofline"})
+    assert dense.value("tpot_s") - base.value("tpot_s") == pytest.approx(32 * 1e-5, rel=1e-9)
+    sets = {"concurrency": "1", "time_model": "roofline", "gpu_count": "1"}
+    moe = evaluate("qwen3-30b-a3b", {**sets, "layer_overhead_s": "1e-5"})
+    moe0 = evaluate("qwen3-30b-a3b", sets)
+    assert moe.value("num_moe_layers") == moe.value("num_hidden_layers") == 48
+    assert moe.value("tpot_s") - moe0.value("tpot_s") == pytest.approx(2 * 48 * 1e-5, rel=1e-9)

@@ -5,6 +5,7 @@ acceptance bounds; physical plausibility bounds from datasheets. The lecture's o
 in test_golden.py (its scenario pinned there).
 """
 
+import dataclasses
 import json
 
 import numpy as np
@@ -394,3 +395,24 @@ def test_ttft_rises_with_concurrency_as_inferencex_b200_sglang_measured_it():
     assert conc.tolist() == [1, 64]
     assert measured.tolist() == pytest.approx([157.384, 545.361], rel=1e-6)
     assert predicted[-1] / predicted[0] > 2.5
+
+
+def test_b200_tensorrt_llm_attention_dp_rows_wait_for_the_balance():
+    """InferenceX's B200 TensorRT-LLM scripts turn on attention_dp_config enable_balance with
+    timeout_iters 60 whenever DP_ATTENTION is true (SemiAnalysisAI/InferenceX@f6a9d0b6
+    benchmarks/dsr1_fp8_b200_trt_slurm.sh; @4f630348 benchmarks/single_node/dsr1_fp4_b200_trt.sh).
+    Measured TTFT of ixa-0019 (row 4: FP8, DP8, 1024/1024, concurrency 64) 1450.79 ms and of
+    ixa-0079 (row 49: FP4, DP8, concurrency 128) 716.955 ms, 5-13x the TP rows beside them. Under
+    the shipped fit the ledger is within 40 % of both, and without the balance wait more than 60 %
+    under."""
+    _, rows = measurements.load(measurements.shipped_path("inferencex_dsr1_latency.yaml"))
+    adp = [m for m in rows if m.row in (4, 49)]
+    assert all(m.limits.get("adp_balance_timeout_steps") == "60" for m in adp)
+    assert all("adp_balance_timeout_steps" not in m.limits for m in rows if m.replicas == 1)
+    prepared = calibration.prepare(adp, "tensorrt-llm")
+    measured = prepared.measured["ttft_ms"]
+    assert measured.tolist() == pytest.approx([1450.79, 716.955], rel=1e-6)
+    assert np.abs(calibration.predict(prepared)["ttft_ms"] / measured - 1).max() < 0.40
+    off = [dataclasses.replace(m, limits={}) for m in adp]
+    without = calibration.predict(calibration.prepare(off, "tensorrt-llm"))["ttft_ms"]
+    assert (without / measured - 1).max() < -0.60

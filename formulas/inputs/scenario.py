@@ -218,6 +218,22 @@ scheduler_recv_interval = scenario_input(
     "decode step, per idle loop, +1000 after any other forward mode; recv when counter >= "
     "scheduler_recv_interval; off when the interval is <= 1)",
 )
+adp_balance_timeout_steps = scenario_input(
+    "adp_balance_timeout_steps",
+    "steps",
+    "Attention data-parallel balance (TensorRT-LLM attention_dp_config enable_balance with "
+    "timeout_iters): a rank holding a new request waits, up to this many decode steps, until "
+    "every attention replica holds one, so that all prefill in the same step; 0 (default, "
+    "enable_balance false) = no wait. As the run's launch configuration sets it (measurement "
+    "rows: column `adp_balance_timeout_iters`)",
+    default=0,
+    lo=0,
+    hi=2**20,
+    integer=True,
+    source="NVIDIA/TensorRT-LLM@011cfc2cc18a24a95603f91dc53f8fc60bc80189 "
+    "docs/source/blogs/tech_blog/blog10_ADP_Balance_Strategy.md (Context Synchronization: "
+    "waits up to timeout_iters iterations until all other ranks have context tasks; increased TTFT)",
+)
 count_embedding_read = scenario_input(
     "count_embedding_read",
     "0/1",
