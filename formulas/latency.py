@@ -12,10 +12,9 @@ tensor-parallel all-reduces (two per layer: after attention and after the MLP; r
 message / link bandwidth + 2(n-1) hop latencies, NCCL's model), the MoE token exchange over
 attention data-parallel replicas (all-gather in, reduce-scatter out: moe.py) plus pipeline
 hand-offs. The time-model table holds the presets (roofline: 1, 1, 1, 0, 0) and the calibrated
-fits. A request crosses the
-pipeline stages one after another, so its latency pays every stage. An MoE decode step at
-batch B leaves E (1 - k/E)^B experts per layer unread under uniform routing (batch 1: reads
-exactly k; 0 once B k / E > 700 (1 - k / E), where it is below e^-700).
+fits. A request crosses the pipeline stages one after another, so its latency pays every stage.
+An MoE decode step at batch B leaves E (1 - k/E)^B experts per layer unread under uniform
+routing (batch 1: reads exactly k; 0 once B k / E > 700 (1 - k / E), where it is below e^-700).
 """
 
 from sympy import Max, Piecewise

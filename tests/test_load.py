@@ -106,8 +106,11 @@ def test_attention_dp_balance_holds_a_new_request_for_half_a_round():
     in_flight / outputs a step and are dealt one per replica, so a round of N replicas fills in
     (N - 1) x outputs / in_flight steps, capped by the timeout; a request arriving at a random
     time waits half of it. No balance, one replica or offline: no wait; TPOT unchanged."""
-    moe = {"gpu_count": "1", "expert_parallel": "8", "output_tokens": "1024"}
-    run = lambda c, **s: evaluate("qwen3-30b-a3b", {**moe, **s, "concurrency": str(c)})  # noqa: E731
+
+    def run(concurrency, **sets):
+        moe = {"gpu_count": "1", "expert_parallel": "8", "output_tokens": "1024", **sets}
+        return evaluate("qwen3-30b-a3b", {**moe, "concurrency": str(concurrency)})
+
     off, on = run(128), run(128, adp_balance_timeout_steps="60")
     assert off.value("load_adp_balance_wait_s") == 0
     assert on.value("tpot_s") == pytest.approx(off.value("tpot_s"), rel=1e-12)

@@ -402,9 +402,9 @@ def test_b200_tensorrt_llm_attention_dp_rows_wait_for_the_balance():
     timeout_iters 60 whenever DP_ATTENTION is true (SemiAnalysisAI/InferenceX@f6a9d0b6
     benchmarks/dsr1_fp8_b200_trt_slurm.sh; @4f630348 benchmarks/single_node/dsr1_fp4_b200_trt.sh).
     Measured TTFT of ixa-0019 (row 4: FP8, DP8, 1024/1024, concurrency 64) 1450.79 ms and of
-    ixa-0079 (row 49: FP4, DP8, concurrency 128) 716.955 ms, 5-13x the TP rows beside them. Under
-    the shipped fit the ledger is within 40 % of both, and without the balance wait more than 60 %
-    under."""
+    ixa-0079 (row 49: FP4, DP8, concurrency 128) 716.955 ms, 5-9x the TP rows of their series at
+    concurrency 4-64 (110-182 ms). Under the shipped fit the ledger is within 40 % of both, and
+    without the balance wait more than 60 % under."""
     _, rows = measurements.load(measurements.shipped_path("inferencex_dsr1_latency.yaml"))
     adp = [m for m in rows if m.row in (4, 49)]
     assert all(m.limits.get("adp_balance_timeout_steps") == "60" for m in adp)
