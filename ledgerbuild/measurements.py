@@ -5,8 +5,11 @@ CSV file. Two row formats, read as published:
 - offline throughput (TensorRT-LLM perf-overview v0.17, v1.0): model, gpu, precision (or dtype),
   tp, pp, isl, osl, tokens_per_s (output tokens/s of the deployment, all requests queued);
 - at a concurrency (InferenceX): concurrency, engine, tp, ep, pp, dp_attention, disagg,
-  spec_decoding, throughput_output_tokens_per_s[_per_gpu], ttft_ms_median, tpot_ms_median.
+  spec_decoding, throughput_output_tokens_per_s[_per_gpu], ttft_ms_median, tpot_ms_median (else
+  the unstated statistic ttft_ms / itl_ms, else the mean ttft_ms_mean / tpot_ms_mean).
 Optional per-row limits `max_num_seqs`, `max_num_batched_tokens` override the engine preset;
+`launch_ep`, `launch_dp_attention` (the run's launch script) override a record's ep and
+dp_attention where the record holds only defaults;
 `scheduler_recv_interval` (SGLang's launch flag) sets the scenario input of that name,
 `adp_balance_timeout_iters` (TensorRT-LLM's attention_dp_config timeout_iters under
 enable_balance) sets `adp_balance_timeout_steps`.
@@ -45,6 +48,7 @@ SHIPPED = (
     "trtllm_perf_v1.0.yaml",
     "inferencex_dsr1_latency.yaml",
     "nim_gpustack_dense_latency.yaml",
+    "nim_dli_llama3_latency.yaml",
 )
 REQUIRED = ("model", "gpu", "tp", "isl", "osl")
 METRICS = ("output_tokens_per_s", "ttft_ms", "tpot_ms")
@@ -229,10 +233,11 @@ def _metrics(row: dict, where: str, tp: int) -> dict[str, float]:
         name = "throughput_output_tokens_per_s_per_gpu"
         out["output_tokens_per_s"] = tp * _number(row[name], f"{where} field {name}")
     # the median where the source names it; else a figure whose statistic the source does not
-    # state (NVIDIA NIM's TTFT and ITL, ITL being its per-request time per output token)
+    # state (NVIDIA NIM's TTFT and ITL, ITL being its per-request time per output token); else
+    # the mean (GenAI-Perf's avg; the ledger's steady state has median = mean)
     for metric, names in (
-        ("ttft_ms", ("ttft_ms_median", "ttft_ms")),
-        ("tpot_ms", ("tpot_ms_median", "itl_ms")),
+        ("ttft_ms", ("ttft_ms_median", "ttft_ms", "ttft_ms_mean")),
+        ("tpot_ms", ("tpot_ms_median", "itl_ms", "tpot_ms_mean")),
     ):
         given = [n for n in names if row.get(n) not in (None, "")]
         if given:
@@ -251,13 +256,19 @@ def _refusal(row: dict) -> str:
 
 
 def _layout(row: dict, where: str) -> tuple[int, int, int, int]:
-    """(attention tensor-parallel GPUs, pipeline stages, attention replicas, tp as published)."""
+    """(attention tensor-parallel GPUs, pipeline stages, attention replicas, tp as published);
+    ep and dp_attention from the run's launch script (`launch_ep`, `launch_dp_attention`) where
+    the file transcribes them: a record that holds only its API's defaults for them."""
     tp = _whole(row["tp"], f"{where} field tp", 1)
     pp = _whole(row.get("pp") or 1, f"{where} field pp", 1)
-    ep = _whole(row.get("ep") or 1, f"{where} field ep", 1)
-    if row.get("dp_attention") not in NONE and ep > 1:
+    ep_field = "launch_ep" if row.get("launch_ep") not in (None, "") else "ep"
+    dp_field = "launch_dp_attention" if "launch_dp_attention" in row else "dp_attention"
+    ep = _whole(row.get(ep_field) or 1, f"{where} field {ep_field}", 1)
+    if row.get(dp_field) not in NONE and ep > 1:
         if tp % ep:
-            raise LedgerError(f"{where} field ep: dp_attention needs ep to divide tp, got tp {tp}, ep {ep}")
+            raise LedgerError(
+                f"{where} field {ep_field}: {dp_field} needs {ep_field} to divide tp, got tp {tp}, ep {ep}"
+            )
         return tp // ep, pp, ep, tp
     return tp, pp, 1, tp
 

@@ -99,7 +99,7 @@ def chart(results: list[tuple[str, dict]]) -> Chart:
         "Measured frontier points against the ledger's frontier at the same tokens/s per user",
         panels,
         "Each point: a measured non-dominated (tokens/s per user, output tokens/s per GPU) point of "
-        "measurements/inferencex_dsr1_latency.yaml or nim_gpustack_dense_latency.yaml, against the "
+        "the shipped latency measurements (ledgerbuild/frontier_check.py LATENCY_FILES), against the "
         "ledger's best output tokens/s per GPU at that decode speed; grey lines: +-20 %",
         margins=(0.08, 0.98, 0.14, 0.86),
         wspace=0.3,

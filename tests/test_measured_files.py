@@ -22,8 +22,17 @@ ROW_FIELDS = (
     "precision", "tp", "pp", "ep", "dp_attention", "isl", "osl", "concurrency",
 )  # fmt: skip
 THROUGHPUT = ("throughput_output_tokens_per_s", "throughput_output_tokens_per_s_per_gpu")
-LATENCY = ("ttft_ms_median", "ttft_ms", "tpot_ms_median", "itl_ms_median", "itl_ms")
+LATENCY = (
+    "ttft_ms_median",
+    "ttft_ms",
+    "ttft_ms_mean",
+    "tpot_ms_median",
+    "itl_ms_median",
+    "itl_ms",
+    "tpot_ms_mean",
+)
 DENSE = MEASUREMENTS / "nim_gpustack_dense_latency.yaml"
+DLI = MEASUREMENTS / "nim_dli_llama3_latency.yaml"
 L70 = "Llama-3.3-70b-instruct"
 
 
@@ -57,12 +66,38 @@ def test_latency_file_structure(path):
     assert not undocumented, undocumented
 
 
-def test_dense_rows_name_catalog_models_and_gpus():
+@pytest.mark.parametrize("path", [DENSE, DLI], ids=lambda p: p.name)
+def test_dense_rows_name_catalog_models_and_gpus(path):
     aliases = measurements.aliases()
-    for r in load(DENSE)["rows"]:
+    for r in load(path)["rows"]:
         assert aliases["models"].get(r["model"], r["model"]) in catalog.model_paths(), r["id"]
         assert aliases["gpus"].get(r["gpu"], r["gpu"]) in catalog.gpus(), r["id"]
         assert r["precision"] in catalog.table("dtypes"), r["id"]
+
+
+def test_dli_rows_as_published():
+    """wbing520/ai-performance-engineering@0e25b2e2 code/ch10_inference/inference_gpu_cluster_sizing/
+    dataset/nim.csv: 787 data lines, 12 deployments (Llama 3 8B at TP1/TP2 and 70B at TP4/TP8 on
+    A100-SXM4-80GB in FP16/BF16 and on H100_80GB_HBM3 in FP16 and FP8) over six input/output
+    lengths; line 2 is 8B on 2 A100 FP16, 200/1000 tokens, concurrency 5: TTFT avg 40169521.65 ns,
+    inter-token latency avg 8720022.191875208 ns, 571.2048768030431 output tokens/s."""
+    rows = load(DLI)["rows"]
+    assert len(rows) == 787
+    layouts = {(r["model"], r["gpu"], r["tp"], r["precision"]) for r in rows}
+    assert len(layouts) == 12 and {r["tp"] for r in rows} == {1, 2, 4, 8}
+    assert {(r["isl"], r["osl"]) for r in rows} == {
+        (200, 200), (200, 1000), (200, 2000), (2000, 200), (2000, 2000), (7000, 1000)
+    }  # fmt: skip
+    assert all(r["isl_stddev"] == 0 and r["max_tokens"] == r["osl"] for r in rows)  # fixed lengths
+    first = rows[0]
+    assert first["record"].endswith("nim.csv line 2")
+    assert (first["model"], first["gpu"], first["tp"], first["precision"]) == (
+        "meta-llama3-8b-instruct", "A100-SXM4-80GB", 2, "fp16"
+    )  # fmt: skip
+    assert (first["isl"], first["osl"], first["concurrency"]) == (200, 1000, 5)
+    assert first["ttft_ms_mean"] == pytest.approx(40.16952165, rel=1e-15)
+    assert first["tpot_ms_mean"] == pytest.approx(8.720022191875208, rel=1e-15)
+    assert first["throughput_output_tokens_per_s"] == 571.2048768030431
 
 
 def test_dense_rows_as_published():
