@@ -16,15 +16,12 @@ ones (offline.py's stage step, declared again at this micro-batch).
   `ttft_overhead_ms`, not fitted), its own prefill (latency.py's `prefill_s`, the prompt alone)
   plus the wait for its chunks of the step's token budget behind the other requests' decode
   tokens: with chunked prefill ceil(prompt / (max_num_tokens - decode tokens)) steps, without
-  one step; plus, under a harness that states fixed lengths, the wave wait: requests admitted
-  together finish together and come back together, so a new request waits for the prefill of
-  the others arriving with it, `wave_prefill_share` (fitted, <= 1: the whole wave) of their
-  prompts' compute and all-reduces (the weights are read once for the step's prompts). The GPU's
-  prefill, not host work: NVIDIA's GenAI-Perf runs of an older NIM wait 0.2-1.1x the others'
-  prefill on A100 and H100 alike, 6x longer on A100 in FP16 than on H100 in FP8
-  (measurements/nim_dli_llama3_latency.yaml; the per-token host figure this replaces fitted only
-  NIM 1.8.0 on H100, whose 70B barely waits); lengths drawn at random spread the arrivals and
-  the wave out;
+  one step; plus, under a harness that states fixed lengths, the wave wait: requests admitted in
+  one step finish in one step and come back together, so a new request waits for the host's
+  work on the prompts of the others arriving with it, `wave_prompt_token_s` (fitted) per prompt
+  token of the other running requests (NIM's 8B and 70B on H100 wait alike per token, not per
+  FLOP: host work, not the GPU's prefill, which a share of the others' prefill compute over-
+  predicted 2-10x for the 70B); lengths drawn at random spread the arrivals and the wave out;
   an engine that polls for new requests only every `scheduler_recv_interval` decode steps
   (SGLang's --scheduler-recv-interval) makes a request arriving while the others decode wait
   half a polling cycle (SGLang scheduler_recv_skipper.py: one count per decode step);
@@ -61,15 +58,9 @@ from .inputs import (
     pipeline_parallel,
     request_overhead_s,
     scheduler_recv_interval,
-    wave_prefill_share,
+    wave_prompt_token_s,
 )
-from .latency import (
-    prefill_compute_floor_s,
-    prefill_compute_s,
-    prefill_link_s,
-    prefill_memory_floor_s,
-    prefill_s,
-)
+from .latency import prefill_compute_floor_s, prefill_memory_floor_s, prefill_s
 from .memory import total_gpus
 from .offline import ceiling as offline_ceiling
 from .offline import micro_batch as offline_micro_batch
@@ -163,19 +154,16 @@ chunks = quantity(
     topic=T,
     integer=True,
 )
-# another request's prompt in the same steps: its FLOPs and all-reduces (the weights are read
-# once for every prompt of the step)
-others_prefill_s = prefill_compute_s + prefill_link_s
 wave_wait = quantity(
     "load_wave_wait_s",
     Piecewise(
         (0, offline),
-        (harness_fixed_lengths * wave_prefill_share * Max(running - 1, 0) * others_prefill_s, True),
+        (harness_fixed_lengths * wave_prompt_token_s * Max(running - 1, 0) * prefill_tokens, True),
     ),
     "s",
-    "Wait of a new request for the prefill of the others arriving in its wave: a fixed-length "
-    "harness's requests finish and return together (wave_prefill_share of the other running "
-    "requests' prompt compute and all-reduces; 0 when lengths vary, and offline)",
+    "Wait of a new request for the host's work on the prompts of the others arriving in its "
+    "wave: a fixed-length harness's requests finish and return together (wave_prompt_token_s "
+    "per prompt token of the other running requests; 0 when lengths vary, and offline)",
     source=SRC + "; " + ORCA,
     topic=T,
 )

@@ -7,7 +7,7 @@ are evaluated as numpy functions generated from the same declarations (`sweeps`)
 never re-implements a formula. Least squares on log(predicted / measured) over every measured
 figure fits mfu, bandwidth_efficiency, step_overhead_s, sequence_overhead_s, layer_overhead_s,
 allreduce_efficiency and allreduce_latency_s (and, from TTFT rows, request_overhead_s, and from
-TTFT rows of a fixed-length harness wave_prefill_share; a source's stated harness overhead and
+TTFT rows of a fixed-length harness wave_prompt_token_s; a source's stated harness overhead and
 lengths are inputs, not fitted) within
 physical bounds (BOUNDS: achieved bandwidth <= 0.95 of the datasheet, MFU <= 0.85, per-step
 overhead <= 1 ms, per-layer kernel overhead <= 30 us), overlap = 0 (the times add).
@@ -59,15 +59,15 @@ BOUNDS = {
     "allreduce_efficiency": (0.05, 1.0, 0.6),
     "allreduce_latency_s": (0.0, 5e-5, 1e-5),
     "request_overhead_s": (0.0, 0.25, 0.05),  # HTTP, tokenization, scheduling (TTFT rows only)
-    "wave_prefill_share": (0.0, 1.0, 0.5),  # of the others' prefill in a wave (fixed-length TTFT rows)
+    "wave_prompt_token_s": (0.0, 2e-5, 1e-6),  # per prompt token of a wave (fixed-length TTFT rows)
     "expert_efficiency": (0.1, 1.0, 0.7),  # grouped GEMMs (MoE rows only)
     "expert_imbalance": (1.0, 3.0, 1.3),  # busiest EP GPU over the mean (EP rows only)
 }
 LINK = ("allreduce_efficiency", "allreduce_latency_s")
 # what a vendor/architecture family refits for a GPU it transfers to: the silicon's kernel and
 # memory efficiencies and its host's overheads; the wave wait (fitted only where a harness states
-# fixed lengths), the link and expert figures are kept from the fit over every measured GPU (a
-# family of one or two GPUs refitting them carries its own rows' quirks, e.g. a PCIe
+# fixed lengths; host work), the link and expert figures are kept from the fit over every measured
+# GPU (a family of one or two GPUs refitting them carries its own rows' quirks, e.g. a PCIe
 # system's all-reduce to an NVLink GPU, one model's routing to every MoE)
 FAMILY_FREE = (
     "mfu",
@@ -304,10 +304,10 @@ def _unidentified(prepared: Prepared, mask: np.ndarray, start: dict, who: str, n
         [m.harness.get("harness_fixed_lengths") == "1" and m.concurrency > 1 for m in prepared.rows]
     )
     if not (ttft & fixed).any():
-        keep["wave_prefill_share"] = start["wave_prefill_share"]
+        keep["wave_prompt_token_s"] = start["wave_prompt_token_s"]
         notes.append(
-            f"{who}: no TTFT rows of a fixed-length harness at a concurrency, wave_prefill_share not fitted "
-            f"(kept: {keep['wave_prefill_share']:g})"
+            f"{who}: no TTFT rows of a fixed-length harness at a concurrency, wave_prompt_token_s not fitted "
+            f"(kept: {keep['wave_prompt_token_s']:g})"
         )
     ep = np.array([m.replicas > 1 for m in prepared.rows]) & prepared.moe
     if not (mask & ep).any():

@@ -239,7 +239,7 @@ class TimeModelEntry(_Strict):
     allreduce_efficiency: float = Field(gt=0, le=1, default=1)
     allreduce_latency_s: float = Field(ge=0, le=1, default=0)
     request_overhead_s: float = Field(ge=0, le=10, default=0)
-    wave_prefill_share: float = Field(ge=0, le=1, default=0)
+    wave_prompt_token_s: float = Field(ge=0, le=1e-3, default=0)
     expert_efficiency: float = Field(gt=0, le=1, default=1)
     expert_imbalance: float = Field(ge=1, le=10, default=1)
     description: str

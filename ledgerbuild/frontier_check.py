@@ -2,8 +2,7 @@
 throughput per GPU at a given decode speed per user.
 
 Scope: the latency measurements shipped in `measurements/` (InferenceX DeepSeek-R1; NVIDIA NIM
-and GPUStack dense models; NVIDIA's GenAI-Perf runs of an older NIM on A100 and H100), rows the
-ledger can evaluate at a concurrency. A *series* is one
+and GPUStack dense models), rows the ledger can evaluate at a concurrency. A *series* is one
 model, GPU, engine, weight and KV precision, prompt and output length (and the row's own engine
 limits); its measured points are every layout and concurrency published for it, its measured
 frontier their non-dominated points (planning.mark_pareto: none has at least their tokens/s per
@@ -35,11 +34,7 @@ from . import measurements
 from .errors import LedgerError
 from .planning import frontier_points, mark_pareto
 
-LATENCY_FILES = (
-    "inferencex_dsr1_latency.yaml",
-    "nim_gpustack_dense_latency.yaml",
-    "nim_dli_llama3_latency.yaml",
-)
+LATENCY_FILES = ("inferencex_dsr1_latency.yaml", "nim_gpustack_dense_latency.yaml")
 USER, GPU = "tokens_per_s_per_user", "output_tokens_per_s_per_gpu"
 LAYOUT_KEYS = ("gpu", "gpu_count", "concurrency", "expert_parallel")  # what the frontier searches
 

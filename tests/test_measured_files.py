@@ -123,6 +123,20 @@ def test_dense_rows_as_published():
     assert all(r["total_input_tokens"] == 23260 and r["total_output_tokens"] == 22061 for r in gps)
 
 
+def test_the_held_out_dli_file_evaluates_but_is_not_fitted():
+    """The DLI file ships held out (ledgerbuild/measurements.py SHIPPED leaves it out): its rows
+    resolve to catalog ids, the second of each configuration's two concurrency-5 runs (72 lines of
+    nim.csv) is refused as a repeat, and every other row evaluates."""
+    assert DLI.name not in measurements.SHIPPED
+    _, rows = measurements.load(DLI)
+    refused = [m for m in rows if m.reason]
+    assert len(rows) == 787 and len(refused) == 72
+    assert all(m.reason.startswith("duplicate of row") and m.concurrency == 5 for m in refused)
+    kept = [m for m in rows if not m.reason]
+    assert {m.model for m in kept} == {"llama-3-8b", "llama-3-70b"}
+    assert {m.gpu for m in kept} == {"a100-80gb-sxm", "h100-sxm"} and {m.engine for m in kept} == {"nim"}
+
+
 def test_nim_fp8_rows_keep_an_fp8_kv_cache_and_others_the_checkpoint_default():
     # NIM's H100 FP8 profiles are TensorRT-LLM engines from NVIDIA ModelOpt FP8 checkpoints, whose
     # hf_quant_config.json sets kv_cache_quant_algo FP8 (aliases.yaml engine_precisions); the

@@ -335,34 +335,6 @@ def _ttft_series(name, keep):
     return conc, prepared.measured["ttft_ms"][order], calibration.predict(prepared)["ttft_ms"][order]
 
 
-def test_a_fixed_length_wave_waits_for_the_others_prefill_on_a100():
-    """NVIDIA's GenAI-Perf runs of an older NIM, Llama 3 8B on one A100-SXM4-80GB in FP16, 2,000
-    prompt and 200 output tokens, fixed lengths (nim_dli_llama3_latency.yaml, nim.csv lines of
-    8B / A100 / 1 GPU / 2000/200): mean TTFT 145.68 ms at concurrency 1, 218.76 at 2, 584.21 at 5,
-    1252.64 at 10, an 8.6x rise, as a request waits for the prefill of the others arriving with
-    it. Under the shipped fit the ledger is within 40 % at 2..10 and rises at least 5x; without
-    the wave wait (lengths varied) it rises less than 2x."""
-
-    def keep(m):
-        return (m.model, m.gpu, m.tp, m.weight_dtype, m.isl, m.osl) == (
-            "llama-3-8b", "a100-80gb-sxm", 1, "fp16", 2000, 200
-        ) and m.concurrency <= 10  # fmt: skip
-
-    conc, measured, predicted = _ttft_series("nim_dli_llama3_latency.yaml", keep)
-    assert conc.tolist() == [1, 2, 5, 10]
-    assert measured.tolist() == pytest.approx([145.68, 218.76, 584.21, 1252.64], abs=0.01)
-    assert np.abs(predicted[1:] / measured[1:] - 1).max() < 0.40
-    assert predicted[-1] / predicted[0] > 5
-    _, rows = measurements.load(measurements.shipped_path("nim_dli_llama3_latency.yaml"))
-    varied = [
-        dataclasses.replace(m, harness={**m.harness, "harness_fixed_lengths": "0"})
-        for m in rows
-        if not m.reason and keep(m)
-    ]
-    without = calibration.predict(calibration.prepare(varied, "tensorrt-llm"))["ttft_ms"]
-    assert without.max() / without.min() < 2
-
-
 def test_h200_tensorrt_llm_row_runs_as_its_launch_script_set_it():
     """ixa-0104 (H200, TensorRT-LLM, DeepSeek-R1 FP8, 8192/1024 at concurrency 64, 2025-11-02)
     records ep 1 and dp_attention false, the API's defaults: InferenceX's process_result.py of

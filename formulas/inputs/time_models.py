@@ -62,11 +62,12 @@ request_overhead_s = _time_model_input(
     "(HTTP, tokenization, scheduling, streaming), as a benchmark client measures TTFT",
 )
 
-wave_prefill_share = _time_model_input(
-    "wave_prefill_share",
-    "fraction",
-    "Share of the other requests' prefill a new request waits for when a fixed-length harness "
-    "(harness_fixed_lengths = 1) sends the requests in waves: requests admitted together finish "
-    "together and come back together, and their prompts are prefilled in the same steps (1: the "
-    "whole wave before any first token; fitted to fixed-length TTFT rows)",
+wave_prompt_token_s = _time_model_input(
+    "wave_prompt_token_s",
+    "s/token",
+    "Wait of a new request per prompt token of the other requests in flight when a fixed-length "
+    "harness (harness_fixed_lengths = 1) sends them in waves: the server's host work on the "
+    "prompts arriving with it (tokenization, request handling), the same for any GPU (fitted to "
+    "fixed-length TTFT rows: NIM's Llama 3.1 8B and 3.3 70B on H100 wait alike per token, not "
+    "per FLOP)",
 )
