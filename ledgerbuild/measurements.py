@@ -262,8 +262,9 @@ def _layout(row: dict, where: str) -> tuple[int, int, int, int]:
     the file transcribes them: a record that holds only its API's defaults for them."""
     tp = _whole(row["tp"], f"{where} field tp", 1)
     pp = _whole(row.get("pp") or 1, f"{where} field pp", 1)
-    ep_field = "launch_ep" if row.get("launch_ep") not in (None, "") else "ep"
-    dp_field = "launch_dp_attention" if "launch_dp_attention" in row else "dp_attention"
+    ep_field, dp_field = (
+        f"launch_{k}" if row.get(f"launch_{k}") not in (None, "") else k for k in ("ep", "dp_attention")
+    )
     ep = _whole(row.get(ep_field) or 1, f"{where} field {ep_field}", 1)
     if row.get(dp_field) not in NONE and ep > 1:
         if tp % ep:
