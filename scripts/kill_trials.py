@@ -19,7 +19,7 @@ for the run than its workers dying first is not), then checks:
 The signal comes at a random moment between the run's handlers being in place and `--latest` of a
 full run: before the interpreter has started and imported ledgerbuild.files (about 0.2 s on an
 idle machine, more under load) no program can answer a signal, and the default action ends it
-with nothing written (a trial at 0.2 s on a busy CI machine died by -15 with no line). That
+with nothing written (the likely cause of a CI trial's wrong exit with the output intact). That
 moment is measured once per run of the script: twice the slowest of three
 `python -c "import ledgerbuild.files"` (printed as `signal_after_s`).
 
@@ -150,7 +150,7 @@ class Combination:
         return "BROKEN"
 
     def trial(self, rng: random.Random) -> dict:
-        # the run's own length, measured once
+        # up to `latest` of the run's own length (measured once)
         delay = rng.uniform(self.earliest, max(self.earliest, self.latest * self.duration))
         args = [*CLI, *NEW[self.kind], "-o", str(self.out)]
         p = subprocess.Popen(
