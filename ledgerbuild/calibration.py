@@ -26,7 +26,6 @@ whether the fit transfers.
 
 from __future__ import annotations
 
-import datetime
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
@@ -371,63 +370,3 @@ def errors(predicted: np.ndarray, measured: np.ndarray) -> dict:
         "p90": float(np.percentile(rel, 90)),
         "max": float(rel.max()),
     }
-
-
-def time_model_yaml(name: str, result: Fit, prepared: Prepared, source: str) -> str:
-    """The fit as a time-model file (`--time-model FILE`, or scenarios/calibrated.yaml)."""
-    pred = predict(prepared, result.params(set(prepared.gpus)))
-    today = datetime.date.today().isoformat()
-    how = f"ledgerbuild calibrate {source} ({today}); least squares on log error, overlap 0, "
-    how += f"bounds {_bounds_text()}"
-    rows = [
-        _row(
-            name,
-            result.shared,
-            "Calibrated figures shared by every GPU (the transfer rule: a GPU without its own fit runs "
-            f"at its datasheet peaks with these efficiencies), fitted to every row of {source}",
-            how,
-        )
-    ]
-    for gpu, figures in sorted(result.per_gpu.items()):
-        mask = prepared.gpus == gpu
-        e = {k: errors(pred[k][mask], prepared.measured[k][mask]) for k in METRICS}
-        said = "; ".join(f"{k} median {v['median']:.1%}" for k, v in e.items() if v["rows"])
-        rows.append(
-            _row(f"{name}@{gpu}", figures, f"Fitted to the measured rows on {gpu}: |error| {said}", how)
-        )
-    for gpu in sorted(set(catalog.gpus()) - set(result.per_gpu)):
-        figures, where = result.for_gpu(gpu)
-        if where != "every measured GPU's fit":
-            rows.append(
-                _row(f"{name}@{gpu}", figures, f"No measurements: the transfer rule gives it {where}", how)
-            )
-    total = {k: errors(pred[k], prepared.measured[k]) for k in METRICS}
-    head = [f"# Time model `{name}`: written by `ledgerbuild calibrate` on {today}."]
-    head += [
-        f"# {k}: {v['rows']} figures of {source}, |predicted/measured - 1| median {v['median']:.1%}, "
-        f"p90 {v['p90']:.1%}."
-        for k, v in total.items()
-        if v["rows"]
-    ]
-    head += [f"# Rows `{name}@GPU` apply to that GPU; `{name}` to every other GPU."]
-    head += [f"# note: {n}" for n in result.notes]
-    return "\n".join(head) + "\n" + yaml.safe_dump({"rows": rows}, sort_keys=False, width=100)
-
-
-def _row(ident: str, figures: dict, description: str, source: str) -> dict:
-    return {
-        "id": ident,
-        **{n: _round(figures[n]) for n in ["mfu", "bandwidth_efficiency", "overlap", *list(BOUNDS)[2:]]},
-        "description": description,
-        "source": source,
-    }
-
-
-def _round(x: float):
-    if abs(x) < 1e-12:  # an overhead fitted to nothing
-        return 0
-    return int(x) if float(x).is_integer() else float(f"{x:.4g}")
-
-
-def _bounds_text() -> str:
-    return ", ".join(f"{n} <= {hi:g}" for n, (_, hi, _) in BOUNDS.items())

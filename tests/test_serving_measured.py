@@ -156,6 +156,33 @@ def test_calibrate_writes_a_time_model_that_show_uses(tmp_path):
     assert json.loads(shown.output)["time_model"].startswith("my-cluster@h100-sxm")
 
 
+def test_calibrate_gives_each_measured_gpu_the_band_of_a_fit_without_it(tmp_path):
+    """With two GPUs measured, each GPU's row carries the |error| of a fit that never saw its rows
+    (what a GPU without measurements can expect), the figure `validate --cv gpu` reports for that
+    GPU. Rows: NVIDIA's v0.17 table as published, Llama 3.1 8B FP8 on H100 and H200 (9 each)."""
+    table = yaml.safe_load(measurements.shipped_path().read_text())
+    gpus = {"H100 80GB HBM3": "h100-sxm", "H200 141GB HBM3": "h200-sxm"}
+    rows = [r for r in table["rows"] if r["model"] == "LLaMA v3.1 8B" and r["gpu"] in gpus]
+    assert len(rows) == 18
+    src = tmp_path / "two-gpus.yaml"
+    src.write_text(yaml.safe_dump({"rows": rows}))
+    out = tmp_path / "two.yaml"
+    result = run("calibrate", str(src), "-o", str(out))
+    assert result.exit_code == 0, result.output
+    said = {r["id"]: r["description"] for r in yaml.safe_load(out.read_text())["rows"]}
+    cv = run("validate", str(src), "--cv", "gpu", "--json", "-o", str(tmp_path / "v"))
+    assert cv.exit_code == 0, cv.output
+    per_gpu = json.loads(cv.output)["groups"]["gpu"]
+    for gpu in gpus.values():
+        band = per_gpu[gpu][OUT]["median"]
+        assert f"left out (a fit without {gpu}'s rows): {OUT} median {band:.1%}" in said[f"two@{gpu}"]
+    one = tmp_path / "one.yaml"
+    one.write_text(yaml.safe_dump({"rows": [r for r in rows if r["gpu"] == "H100 80GB HBM3"]}))
+    alone = run("calibrate", str(one), "-o", str(tmp_path / "alone.yaml"))
+    assert alone.exit_code == 0, alone.output
+    assert "left out" not in (tmp_path / "alone.yaml").read_text()  # one GPU: nothing to leave out
+
+
 def test_validate_writes_table_and_plot(tmp_path):
     v017 = str(measurements.shipped_path())
     result = run("validate", v017, "--json", "-o", str(tmp_path / "v"))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ledgerbuild import calibration
+from ledgerbuild import calibration, catalog
 
 HARDWARE = Path(__file__).resolve().parents[1] / "hardware"
 
@@ -23,11 +23,24 @@ def test_memory_class_is_the_datasheets(gpu):
 def test_rtx_pro_6000_and_b200_are_blackwell_of_different_memory():
     b200, rtx = calibration.family_keys("b200"), calibration.family_keys("rtx-pro-6000")
     assert [k for k, _ in b200] == ["NVIDIA Blackwell HBM", "NVIDIA Blackwell or HBM", "NVIDIA"]
-    assert b200[0][1] == {"b200", "gb200"}
+    assert b200[0][1] == {"b200", "gb200", "b300", "gb300"}  # Blackwell Ultra: HBM3e too
     assert rtx[0] == ("NVIDIA Blackwell GDDR", {"rtx-pro-6000"})
     # its architecture (B200, GB200) or its memory class (the GDDR GPUs of every generation)
-    assert rtx[1][1] == {"b200", "gb200", "rtx-pro-6000", "l40s", "l4", "rtx-4090", "a10g"}
+    assert rtx[1][1] == {"b200", "gb200", "b300", "gb300", "rtx-pro-6000", "l40s", "l4", "rtx-4090", "a10g"}
     assert "mi300x" not in rtx[2][1] and "h100-sxm" in rtx[2][1]
+
+
+def test_every_catalog_gpu_is_in_the_rule():
+    """A catalog GPU missing from transfer.yaml would be its own family and take the fit over every
+    measured GPU, not its architecture's (B300, GB300, H20, MI350X and MI355X did until 2026-12-06)."""
+    assert set(catalog.gpus()) <= set(calibration.families())
+
+
+def test_the_newest_gpus_take_their_architectures_fits():
+    assert calibration.family_keys("b300")[0][1] >= {"b200", "gb200"}
+    assert calibration.family_keys("h20")[0][1] >= {"h100-sxm", "h200-sxm"}
+    # CDNA 4 has no measured GPU: its architecture or its memory class, the CDNA 3 HBM GPUs
+    assert calibration.family_keys("mi355x")[1][1] >= {"mi300x", "mi325x"}
 
 
 def test_a_gpu_missing_from_the_rule_is_its_own_family():

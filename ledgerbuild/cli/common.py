@@ -143,13 +143,15 @@ def _check_output(command: str, kwargs: dict) -> None:
         return
     check_target(output)
     for name, value in kwargs.items():
-        if (
-            name != "output"
-            and isinstance(value, Path)
-            and value.exists()
-            and value.resolve() == output.resolve()
-        ):
-            raise LedgerError(f"{output}: is this run's input ({name}); write the output to another file")
+        paths = value if isinstance(value, list) else [value]  # a command's list of input files too
+        for path in paths:
+            if (
+                name != "output"
+                and isinstance(path, Path)
+                and path.exists()
+                and path.resolve() == output.resolve()
+            ):
+                raise LedgerError(f"{output}: is this run's input ({name}); write the output to another file")
 
 
 def guarded(fn):

@@ -38,7 +38,7 @@ def show_table(result, console: Console, every: bool = True) -> None:
         f"KV {k['kv_dtype']}, workload {k['workload']} "
         f"({inp['prompt_tokens']:,} in / {inp['output_tokens']:,} out)"
     )
-    console.print(f"time model: {data(time_model_text(k['time_model'], k['gpu']), 400)}")
+    console.print(f"time model: {data(time_model_text(k['time_model'], k['gpu']), 800)}")
     console.print(f"engine: {k['serving_engine']}")
     unit = inp["memory_gb_unit_bytes"]
     memory = (
